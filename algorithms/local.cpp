@@ -1,0 +1,29 @@
+// Local training: every hospital trains its own model on its own data and never
+// communicates. The lower bound every federated method must beat. Evaluated per hospital on
+// its own test split.
+#include "algorithms/registry.hpp"
+#include "sim/federation.hpp"
+
+namespace fedgrid::algorithms {
+namespace {
+
+class Local : public Algorithm {
+ public:
+  void run(Federation& fed) override {
+    const auto& sc = fed.scenario();
+    std::vector<Model> models(fed.hospitals().size(), fed.init_model());
+    for (int round = 1; !fed.done(round); ++round) {
+      auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
+        return h.train(models[size_t(h.id())], sc.training.local_epochs);
+      });
+      for (auto& u : updates) models[size_t(u.hospital)] = std::move(u.model);
+      fed.end_round(round, models);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> make_local() { return std::make_unique<Local>(); }
+
+}  // namespace fedgrid::algorithms

@@ -1,0 +1,27 @@
+#include "algorithms/registry.hpp"
+
+namespace fedgrid::algorithms {
+
+const std::vector<AlgorithmInfo>& registry() {
+  static const std::vector<AlgorithmInfo> all = {
+      {"fedavg", "FedAvg (McMahan et al. 2017): parallel rounds, sample-weighted averaging, client fraction", make_fedavg},
+      {"fedseq", "FedSeq: one model relayed through the server, hospital by hospital", make_fedseq},
+      {"local", "Local: every hospital trains alone, no communication (lower bound)", make_local},
+      {"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)", make_centralized},
+  };
+  return all;
+}
+
+const AlgorithmInfo* find_algorithm(const std::string& name) {
+  for (const auto& a : registry())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::string algorithm_names() {
+  std::string s;
+  for (const auto& a : registry()) s += (s.empty() ? "" : ", ") + a.name;
+  return s;
+}
+
+}  // namespace fedgrid::algorithms

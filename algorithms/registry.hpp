@@ -1,0 +1,35 @@
+#pragma once
+// Algorithms by name. A new algorithm is one file plus one line in registry.cpp.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fedgrid {
+class Federation;
+}
+
+namespace fedgrid::algorithms {
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual void run(Federation& fed) = 0;
+};
+
+struct AlgorithmInfo {
+  std::string name, description;
+  std::function<std::unique_ptr<Algorithm>()> make;
+};
+
+const std::vector<AlgorithmInfo>& registry();
+const AlgorithmInfo* find_algorithm(const std::string& name);
+std::string algorithm_names();
+
+// Factories, defined in each algorithm's file.
+std::unique_ptr<Algorithm> make_fedavg();
+std::unique_ptr<Algorithm> make_fedseq();
+std::unique_ptr<Algorithm> make_local();
+std::unique_ptr<Algorithm> make_centralized();
+
+}  // namespace fedgrid::algorithms

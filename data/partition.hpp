@@ -1,0 +1,39 @@
+#pragma once
+// Partitioners: which training-pool samples each hospital holds, then each hospital's
+// stratified train/val/test split. Index lists only; deterministic given the seed.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+
+namespace fedgrid::data {
+
+struct PartitionOptions {
+  std::string scheme = "iid";  // iid | dirichlet | shards
+  double beta = 0.5;           // dirichlet concentration
+  int classes_per_hospital = 2;  // shards: k classes per hospital
+  int64_t min_samples = 10;      // dirichlet: redraw until every hospital has this many
+  uint64_t seed = 1;
+};
+
+// Returns one index list per hospital (sorted ascending), disjoint, covering the pool
+// (shards: every sample of the classes dealt). Throws std::invalid_argument on impossible
+// requests (more hospitals than samples, k > classes, ...), message naming the option.
+std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_classes,
+                               int hospitals, const PartitionOptions& options);
+
+struct SplitFractions {
+  double train = 0.7, val = 0.1, test = 0.2;
+};
+
+struct HospitalSplit {
+  Indices train, val, test;
+};
+
+// Stratified: within each class the hospital's samples are shuffled and cut by the
+// fractions (rounding so that every sample lands in exactly one split).
+HospitalSplit split_stratified(const Indices& held, const std::vector<int64_t>& labels,
+                               const SplitFractions& fractions, uint64_t seed);
+
+}  // namespace fedgrid::data

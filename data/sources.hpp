@@ -1,0 +1,42 @@
+#pragma once
+// Dataset sources. Errors (missing file, bad magic, truncated data) throw data::DataError
+// naming the file, so the command line can exit with code 2.
+#include <stdexcept>
+#include <string>
+
+#include "data/dataset.hpp"
+
+namespace fedgrid::data {
+
+class DataError : public std::runtime_error {
+ public:
+  DataError(const std::string& file, const std::string& what)
+      : std::runtime_error(file + ": " + what), file_(file) {}
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+// Where Debian's dataset-fashion-mnist package puts the gzip IDX files.
+inline const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// Reads train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and
+// t10k-labels-idx1-ubyte.gz (gzip or plain) from `dir`. Pixels scaled to [0,1] then
+// normalised with the train split's mean and std.
+TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes = 10);
+
+struct SyntheticOptions {
+  int64_t train_samples = 2000;
+  int64_t test_samples = 500;
+  int num_classes = 10;
+  ImageShape shape{1, 28, 28};
+  double noise = 1.0;  // std of the per-pixel Gaussian noise around each class prototype
+  uint64_t seed = 1;
+};
+
+// Class-conditional Gaussian images: each class has a fixed random prototype (smooth
+// blobs), a sample is its prototype plus noise. Learnable by every model, fast to make.
+TrainTest make_synthetic(const SyntheticOptions& options);
+
+}  // namespace fedgrid::data

@@ -1,0 +1,129 @@
+// The torch networks behind model_cost()'s layer lists, and flat float32 (de)serialisation of
+// their state for aggregation and payloads. Layers are registered in forward order, which fixes
+// both the flatten_state() order and the order weights are drawn from torch's generator.
+#include "models/nets.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace fedgrid::models {
+namespace {
+
+namespace nn = torch::nn;
+
+nn::Conv2d conv5x5(int64_t in, int64_t out, int64_t padding) {
+  return nn::Conv2d(nn::Conv2dOptions(in, out, 5).padding(padding));
+}
+
+// Spatial size after a 5x5 conv and a floor maxpool 2; make_net() has already rejected
+// inputs this would shrink below 1.
+int64_t conv5x5_pool2(int64_t size, int64_t padding) { return (size + 2 * padding - 4) / 2; }
+
+torch::Tensor pool(torch::Tensor x) { return torch::max_pool2d(x, 2); }
+
+struct FedAvgCnn : Net {
+  nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  nn::Linear fc1{nullptr}, fc2{nullptr};
+
+  explicit FedAvgCnn(const ModelSpec& s) {
+    const int64_t h = conv5x5_pool2(conv5x5_pool2(s.height, 0), 0);
+    const int64_t w = conv5x5_pool2(conv5x5_pool2(s.width, 0), 0);
+    conv1 = register_module("conv1", conv5x5(s.channels, 32, 0));
+    conv2 = register_module("conv2", conv5x5(32, 64, 0));
+    fc1 = register_module("fc1", nn::Linear(64 * h * w, 512));
+    fc2 = register_module("fc2", nn::Linear(512, s.num_classes));
+  }
+
+  torch::Tensor forward(torch::Tensor x) override {
+    x = pool(torch::relu(conv1(x)));
+    x = pool(torch::relu(conv2(x)));
+    return fc2(torch::relu(fc1(x.flatten(1))));
+  }
+};
+
+struct LeNet5 : Net {
+  nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+
+  explicit LeNet5(const ModelSpec& s) {
+    const int64_t h = conv5x5_pool2(conv5x5_pool2(s.height, 2), 0);
+    const int64_t w = conv5x5_pool2(conv5x5_pool2(s.width, 2), 0);
+    conv1 = register_module("conv1", conv5x5(s.channels, 6, 2));
+    conv2 = register_module("conv2", conv5x5(6, 16, 0));
+    fc1 = register_module("fc1", nn::Linear(16 * h * w, 120));
+    fc2 = register_module("fc2", nn::Linear(120, 84));
+    fc3 = register_module("fc3", nn::Linear(84, s.num_classes));
+  }
+
+  torch::Tensor forward(torch::Tensor x) override {
+    x = pool(torch::relu(conv1(x)));
+    x = pool(torch::relu(conv2(x)));
+    x = torch::relu(fc1(x.flatten(1)));
+    return fc3(torch::relu(fc2(x)));
+  }
+};
+
+struct Mlp2NN : Net {
+  nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+
+  explicit Mlp2NN(const ModelSpec& s) {
+    fc1 = register_module("fc1", nn::Linear(int64_t{s.channels} * s.height * s.width, 200));
+    fc2 = register_module("fc2", nn::Linear(200, 200));
+    fc3 = register_module("fc3", nn::Linear(200, s.num_classes));
+  }
+
+  torch::Tensor forward(torch::Tensor x) override {
+    x = torch::relu(fc1(x.flatten(1)));
+    return fc3(torch::relu(fc2(x)));
+  }
+};
+
+// Parameters then buffers: the layout flatten_state() and load_state() agree on.
+std::vector<torch::Tensor> state_tensors(Net& net) {
+  std::vector<torch::Tensor> tensors;
+  for (const auto& item : net.named_parameters()) tensors.push_back(item.value());
+  for (const auto& item : net.named_buffers()) tensors.push_back(item.value());
+  return tensors;
+}
+
+}  // namespace
+
+std::shared_ptr<Net> make_net(const ModelSpec& spec) {
+  model_cost(spec);  // rejects unknown archs and too-small inputs with the cost model's messages
+  if (spec.arch == "cnn") return std::make_shared<FedAvgCnn>(spec);
+  if (spec.arch == "lenet5") return std::make_shared<LeNet5>(spec);
+  if (spec.arch == "mlp") return std::make_shared<Mlp2NN>(spec);
+  throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");
+}
+
+std::vector<float> flatten_state(Net& net) {
+  std::vector<float> values;
+  for (const torch::Tensor& tensor : state_tensors(net)) {
+    const torch::Tensor flat = tensor.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    const float* data = flat.data_ptr<float>();
+    values.insert(values.end(), data, data + flat.numel());
+  }
+  return values;
+}
+
+void load_state(Net& net, const std::vector<float>& values) {
+  const std::vector<torch::Tensor> tensors = state_tensors(net);
+  int64_t expected = 0;
+  for (const torch::Tensor& tensor : tensors) expected += tensor.numel();
+  if (static_cast<int64_t>(values.size()) != expected)
+    throw std::invalid_argument("load_state: got " + std::to_string(values.size()) +
+                                " values but the model holds " + std::to_string(expected));
+  // Copy in place under no_grad: the parameter tensors stay the same leaves (optimisers keep
+  // pointing at them) and no autograd history is recorded.
+  torch::NoGradGuard no_grad;
+  int64_t offset = 0;
+  for (const torch::Tensor& tensor : tensors) {
+    // from_blob only wraps the caller's floats; copy_ reads them and never writes.
+    const torch::Tensor source = torch::from_blob(const_cast<float*>(values.data()) + offset,
+                                                  tensor.sizes(), torch::kFloat32);
+    tensor.copy_(source);
+    offset += tensor.numel();
+  }
+}
+
+}  // namespace fedgrid::models

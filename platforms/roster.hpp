@@ -1,0 +1,19 @@
+#pragma once
+// A roster CSV: one hospital per row. Columns: name, tier (required) and the optional
+// overrides speed_flops, uplink_bps, downlink_bps, latency_s (an empty cell keeps the tier's).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fedgrid::platforms {
+
+struct RosterEntry {
+  std::string name, tier;
+  std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
+  int line = 0;
+};
+
+// Throws InputError naming the file, line and column of any problem.
+std::vector<RosterEntry> read_roster(const std::string& file);
+
+}  // namespace fedgrid::platforms

@@ -1,0 +1,66 @@
+#include "platforms/tier_catalog.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+#include "sim/input_error.hpp"
+
+namespace fedgrid::platforms {
+
+const Tier* TierCatalog::find(const std::string& name) const {
+  for (const auto& t : tiers)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string TierCatalog::names() const {
+  std::string s;
+  for (const auto& t : tiers) s += (s.empty() ? "" : ", ") + t.name;
+  return s;
+}
+
+TierCatalog load_tier_catalog(const std::string& file) {
+  if (!std::filesystem::exists(file)) throw InputError(file, 0, "platform.tiers", "tier catalog not found");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+  }
+  const YAML::Node tiers = root["tiers"];
+  if (!tiers || !tiers.IsMap()) throw InputError(file, 1, "tiers", "expected a mapping of tier names");
+  TierCatalog catalog{file, {}};
+  for (auto it = tiers.begin(); it != tiers.end(); ++it) {
+    Tier t;
+    t.name = it->first.as<std::string>();
+    const YAML::Node& n = it->second;
+    const int line = it->first.Mark().line + 1;
+    auto number = [&](const char* key, bool positive) {
+      const std::string where = "tiers." + t.name + "." + key;
+      if (!n[key]) throw InputError(file, line, where, "missing");
+      double v;
+      try {
+        v = n[key].as<double>();
+      } catch (const YAML::Exception&) {
+        throw InputError(file, n[key].Mark().line + 1, where, "expected a number");
+      }
+      if (v < 0 || (positive && v == 0))
+        throw InputError(file, n[key].Mark().line + 1, where, positive ? "must be > 0" : "must be >= 0");
+      return v;
+    };
+    t.description = n["description"] ? n["description"].as<std::string>() : "";
+    t.speed_flops = number("speed_flops", true);
+    t.cores = int(number("cores", true));
+    t.memory_gb = number("memory_gb", true);
+    t.uplink_bps = number("uplink_bps", true);
+    t.downlink_bps = number("downlink_bps", true);
+    t.latency_s = number("latency_s", false);
+    t.power_idle_w = number("power_idle_w", false);
+    t.power_max_w = number("power_max_w", false);
+    catalog.tiers.push_back(t);
+  }
+  return catalog;
+}
+
+}  // namespace fedgrid::platforms

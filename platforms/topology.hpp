@@ -1,0 +1,49 @@
+#pragma once
+// Builds the simulated platform inside SimGrid: a server and hospitals, each with its own
+// access links (up and down, its tier's bandwidth and latency) into one shared backbone.
+// A transfer from A to B crosses A's uplink, the backbone and B's downlink, so the server's
+// downlink is a real bottleneck when many hospitals upload at once.
+#include <string>
+#include <vector>
+
+#include "platforms/roster.hpp"
+#include "platforms/tier_catalog.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace fedgrid::platforms {
+
+// One machine as the simulation sees it: its tier's figures with any overrides applied.
+struct MachineSpec {
+  std::string name, tier;
+  double speed_flops = 0, uplink_bps = 0, downlink_bps = 0, latency_s = 0;
+  double power_idle_w = 0, power_max_w = 0;
+};
+
+MachineSpec machine_from_tier(const std::string& name, const Tier& tier);
+
+struct Backbone {
+  double bandwidth_bps = 100e9;
+  double latency_s = 0;
+};
+
+struct PlatformHosts {
+  simgrid::s4u::Host* server = nullptr;
+  std::vector<simgrid::s4u::Host*> hospitals;  // in hospital id order
+  std::vector<MachineSpec> hospital_specs;     // same order
+  MachineSpec server_spec;
+};
+
+// Star topology from machine specs. Must be called once, before the simulation runs.
+PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<MachineSpec>& hospitals,
+                                  const Backbone& backbone);
+
+// A user's SimGrid XML platform: the host named `server_host` is the server, every other
+// host a hospital (sorted by name) whose tier is its "tier" property. Speeds and links come
+// from the XML; the tier names the group in metrics and supplies power figures when the XML
+// has none. Throws InputError for a missing server host, tier property or unknown tier.
+PlatformHosts load_xml_platform(const std::string& xml, const std::string& server_host, const TierCatalog& tiers);
+
+}  // namespace fedgrid::platforms

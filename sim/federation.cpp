@@ -1,0 +1,343 @@
+#include "sim/federation.hpp"
+
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "data/rng.hpp"
+#include "sim/trainer.hpp"
+#include "sim/world.hpp"
+
+namespace fedgrid {
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Stream tags that keep the seeds of different purposes apart.
+enum Purpose : uint64_t { kTrain = 1, kSelect = 2, kOrder = 3 };
+
+struct HospitalStats {
+  int64_t samples = 0;
+  int epochs = 0;
+  std::optional<double> train_loss;
+  double compute_s = 0, comm_s = 0;
+  int64_t bytes_up = 0, bytes_down = 0;
+  bool took_part = false;
+};
+
+}  // namespace
+
+struct Federation::Impl {
+  std::vector<HospitalStats> stats;  // this round, by hospital id
+  int64_t round_bytes_up = 0, round_bytes_down = 0, round_messages = 0;
+  RunSummary summary;
+  std::optional<double> last_accuracy;
+  bool target_reached = false;
+  int last_round = 0;
+};
+
+// ---------------------------------------------------------------- hospitals
+
+Update Hospital::train(const Model& model, int epochs) {
+  return fed_->train_on(*this, model, split_->train, epochs, id());
+}
+
+int64_t Hospital::raw_data_bytes() const {
+  const auto& shape = fed_->world_.data.train.shape;
+  return train_samples() * (shape.pixels() + 1);
+}
+
+// ---------------------------------------------------------------- set-up
+
+Federation::Federation(World& world, std::vector<Observer*> observers)
+    : impl_(std::make_unique<Impl>()), world_(world), observers_(std::move(observers)) {
+  const auto& p = world.platform;
+  server_.reset(new Node(-1, p.server_spec.name, p.server_spec.tier, p.server));
+  for (size_t i = 0; i < p.hospitals.size(); ++i)
+    hospitals_.emplace_back(new Hospital(this, int(i), p.hospital_specs[i].name, p.hospital_specs[i].tier,
+                                         p.hospitals[i], &world.splits[i]));
+  impl_->stats.resize(hospitals_.size());
+
+  RunInfo info{world.scenario.name, world.scenario.algorithm.name, world.scenario.seed, {}, {}};
+  std::set<std::string> present;
+  for (const auto& h : hospitals_) present.insert(h->tier());
+  for (const auto& t : world.catalog.tiers)
+    if (present.count(t.name)) info.tiers.push_back(t.name);
+  for (const auto& h : hospitals_)  // tiers only an XML or a roster knows of
+    if (std::find(info.tiers.begin(), info.tiers.end(), h->tier()) == info.tiers.end()) info.tiers.push_back(h->tier());
+  info.hosts.push_back(server_->name());
+  for (const auto& h : hospitals_) info.hosts.push_back(h->name());
+  for (auto* o : observers_) o->on_start(info);
+
+  auto& s = impl_->summary;
+  s.scenario = world.scenario.name;
+  s.algorithm = world.scenario.algorithm.name;
+  s.seed = world.scenario.seed;
+  s.target_accuracy = world.scenario.stop.target_accuracy;
+}
+
+Federation::~Federation() = default;
+
+const Scenario& Federation::scenario() const { return world_.scenario; }
+
+std::vector<Hospital*> Federation::hospitals() {
+  std::vector<Hospital*> all;
+  for (auto& h : hospitals_) all.push_back(h.get());
+  return all;
+}
+
+std::vector<Hospital*> Federation::select(double fraction, int round) {
+  auto all = hospitals();
+  const size_t k = std::clamp<size_t>(size_t(std::llround(fraction * double(all.size()))), 1, all.size());
+  if (k == all.size()) return all;
+  Rng(mix_seed(world_.scenario.seed, kSelect, uint64_t(round))).shuffle(all);
+  all.resize(k);
+  std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+  return all;
+}
+
+std::vector<Hospital*> Federation::order(int round, Ordering ordering) {
+  auto all = hospitals();
+  if (ordering == Ordering::Random) Rng(mix_seed(world_.scenario.seed, kOrder, uint64_t(round))).shuffle(all);
+  return all;
+}
+
+Model Federation::init_model() const { return Model{world_.spec, world_.initial_weights}; }
+
+double Federation::now() const { return sg4::Engine::get_clock(); }
+
+// ---------------------------------------------------------------- activities
+
+void Federation::record(const Activity& a, const Node* from, const Node* to) {
+  auto& im = *impl_;
+  if (a.kind == "send") {
+    ++im.round_messages;
+    if (from->is_server()) im.round_bytes_down += a.bytes;
+    else im.round_bytes_up += a.bytes;
+    if (!from->is_server()) {
+      auto& st = im.stats[size_t(from->id())];
+      st.bytes_up += a.bytes, st.comm_s += a.end_s - a.start_s, st.took_part = true;
+    }
+    if (!to->is_server()) {
+      auto& st = im.stats[size_t(to->id())];
+      st.bytes_down += a.bytes, st.comm_s += a.end_s - a.start_s, st.took_part = true;
+    }
+  }
+  for (auto* o : observers_) o->on_activity(a);
+}
+
+void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(from, to, model.payload_bytes()); }
+
+void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
+  if (&from == &to) return;  // nothing crosses a network
+  const double start = now();
+  sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
+  record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_}, &from, &to);
+}
+
+Update Federation::train_on(Node& where, const Model& model, const data::Indices& samples, int epochs, int id) {
+  const auto& sc = world_.scenario;
+  TrainJob job{model.spec,
+               model.weights,
+               &world_.data.train,
+               &samples,
+               epochs,
+               sc.training.batch_size,
+               {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
+               mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_))};
+  // Submit first, then charge the simulated cost: hospitals that train in the same simulated
+  // window have all submitted before any of them blocks on its result.
+  auto future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
+  const double flops = models::model_cost(model.spec).train_flops() * double(samples.size()) * epochs;
+  const double start = now();
+  sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
+  record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_}, &where, nullptr);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  TrainOutcome out = future.get();
+  world_.perf.wait_training_s += seconds_since(t0);
+
+  if (!where.is_server()) {
+    auto& st = impl_->stats[size_t(id)];
+    st.samples = int64_t(samples.size()), st.epochs += epochs, st.train_loss = out.mean_loss;
+    st.compute_s += now() - start, st.took_part = true;
+  }
+  return Update{id, Model{model.spec, std::move(out.weights)}, int64_t(samples.size()), epochs, out.mean_loss};
+}
+
+void Federation::charge_server(double flops) {
+  if (flops <= 0) return;
+  const double start = now();
+  sg4::this_actor::exec_init(flops)->set_host(server_->host())->wait();
+  record({start, now(), server_->name(), "server", "", 0, flops, round_}, server_.get(), nullptr);
+}
+
+Update Federation::train_on_server(const Model& model, const data::Indices& samples, int epochs) {
+  return train_on(*server_, model, samples, epochs, -1);
+}
+
+data::Indices Federation::pooled_train_indices() const {
+  data::Indices all;
+  for (const auto& s : world_.splits) all.insert(all.end(), s.train.begin(), s.train.end());
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body) {
+  std::vector<std::exception_ptr> errors(hs.size());
+  std::vector<sg4::ActorPtr> actors;
+  for (size_t i = 0; i < hs.size(); ++i)
+    actors.push_back(sg4::Actor::create(hs[i]->name() + "/r" + std::to_string(round_), hs[i]->host(), [&, i] {
+      try {
+        body(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }));
+  for (auto& a : actors) a->join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// ---------------------------------------------------------------- rounds
+
+bool Federation::done(int round) {
+  round_ = round;
+  const auto& stop = world_.scenario.stop;
+  auto& reason = impl_->summary.stop_reason;
+  if (impl_->target_reached) reason = "target_accuracy";
+  else if (round > stop.rounds) reason = "rounds";
+  else if (stop.sim_time_budget_s && now() >= *stop.sim_time_budget_s) reason = "sim_time_budget";
+  return !reason.empty();
+}
+
+bool Federation::evaluate_now(int round) const {
+  const auto& sc = world_.scenario;
+  const bool last = round >= sc.stop.rounds || (sc.stop.sim_time_budget_s && now() >= *sc.stop.sim_time_budget_s);
+  return last || round % sc.output.eval_every == 0;
+}
+
+void Federation::end_round(int round, const Model& global) {
+  std::optional<double> accuracy, loss;
+  std::vector<std::optional<double>> per_hospital(hospitals_.size());
+  if (evaluate_now(round)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto& ex = *world_.executor;
+    auto global_eval = ex.submit([&] { return run_evaluation(global.spec, global.weights, world_.data.test, nullptr); });
+    std::vector<std::future<EvalOutcome>> local;
+    for (const auto& h : hospitals_)
+      local.push_back(ex.submit([&, split = &h->split()] {
+        return run_evaluation(global.spec, global.weights, world_.data.train, &split->test);
+      }));
+    EvalOutcome g = global_eval.get();
+    accuracy = g.accuracy, loss = g.loss;
+    for (size_t i = 0; i < local.size(); ++i) {
+      EvalOutcome e = local[i].get();
+      if (e.samples) per_hospital[i] = e.accuracy;
+    }
+    world_.perf.evaluation_s += seconds_since(t0);
+  }
+  report_round(round, accuracy, loss, per_hospital);
+}
+
+void Federation::end_round(int round, const std::vector<Model>& local_models) {
+  std::optional<double> accuracy, loss;
+  std::vector<std::optional<double>> per_hospital(hospitals_.size());
+  if (evaluate_now(round)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::future<EvalOutcome>> jobs;
+    for (size_t i = 0; i < hospitals_.size(); ++i)
+      jobs.push_back(world_.executor->submit([&, i] {
+        return run_evaluation(local_models[i].spec, local_models[i].weights, world_.data.train,
+                              &hospitals_[i]->split().test);
+      }));
+    double acc_sum = 0, loss_sum = 0;
+    int scored = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      EvalOutcome e = jobs[i].get();
+      if (!e.samples) continue;
+      per_hospital[i] = e.accuracy;
+      acc_sum += e.accuracy, loss_sum += e.loss, ++scored;
+    }
+    if (scored) accuracy = acc_sum / scored, loss = loss_sum / scored;
+    world_.perf.evaluation_s += seconds_since(t0);
+  }
+  report_round(round, accuracy, loss, per_hospital);
+}
+
+double Federation::energy_j() const {
+  double total = sg_host_get_consumed_energy(server_->host());
+  for (const auto& h : hospitals_) total += sg_host_get_consumed_energy(h->host());
+  return total;
+}
+
+void Federation::report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
+                              const std::vector<std::optional<double>>& hospital_accuracy) {
+  auto& im = *impl_;
+  RoundReport r;
+  r.round = round;
+  r.sim_time_s = now();
+  r.accuracy = accuracy, r.loss = loss;
+  r.bytes_up = im.round_bytes_up, r.bytes_down = im.round_bytes_down, r.messages = im.round_messages;
+  r.energy_j = energy_j();
+
+  std::map<std::string, std::pair<double, int>> by_tier;
+  for (size_t i = 0; i < hospitals_.size(); ++i) {
+    const auto& h = *hospitals_[i];
+    const auto& st = im.stats[i];
+    r.participants += st.took_part;
+    r.hospitals.push_back({h.id(), h.name(), h.tier(), st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
+                           st.compute_s, st.comm_s, st.bytes_up, st.bytes_down});
+    if (hospital_accuracy[i]) by_tier[h.tier()].first += *hospital_accuracy[i], by_tier[h.tier()].second++;
+  }
+  std::vector<std::string> tiers;
+  for (const auto& t : world_.catalog.tiers) tiers.push_back(t.name);
+  for (const auto& h : hospitals_)
+    if (std::find(tiers.begin(), tiers.end(), h->tier()) == tiers.end()) tiers.push_back(h->tier());
+  for (const auto& t : tiers) {
+    bool present = std::any_of(hospitals_.begin(), hospitals_.end(), [&](auto& h) { return h->tier() == t; });
+    if (!present) continue;
+    auto it = by_tier.find(t);
+    r.tier_accuracy.push_back({t, it == by_tier.end() ? std::nullopt
+                                                      : std::optional<double>(it->second.first / it->second.second)});
+  }
+  for (auto* o : observers_) o->on_round(r);
+
+  // Run totals, then a fresh round.
+  auto& s = im.summary;
+  s.rounds = round;
+  s.sim_time_s = r.sim_time_s;
+  s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.messages += r.messages;
+  if (accuracy) {
+    s.final_accuracy = accuracy;
+    if (!s.best_accuracy || *accuracy > *s.best_accuracy) s.best_accuracy = accuracy;
+    const auto& target = world_.scenario.stop.target_accuracy;
+    if (target && *accuracy >= *target && !s.time_to_target_s) {
+      s.time_to_target_s = r.sim_time_s;
+      im.target_reached = true;
+    }
+  }
+  im.stats.assign(hospitals_.size(), {});
+  im.round_bytes_up = im.round_bytes_down = im.round_messages = 0;
+}
+
+RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
+  auto& s = impl_->summary;
+  s.versions = std::move(versions);
+  s.sim_time_s = now();
+  s.energy_j = energy_j();
+  s.bytes_total = s.bytes_up + s.bytes_down;
+  if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
+  for (auto* o : observers_) o->on_finish(s);
+  return s;
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,144 @@
+#pragma once
+// The Federation API: everything an algorithm calls. Each call that costs time (a transfer,
+// a training job, server work) is a simulated activity on the right host; each call that
+// changes a model does real work. Algorithms never touch SimGrid or threads themselves.
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/partition.hpp"
+#include "sim/model.hpp"
+#include "sim/observer.hpp"
+#include "sim/scenario.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace fedgrid {
+
+class Federation;
+struct World;
+
+// A machine of the federation: the server or a hospital.
+class Node {
+ public:
+  int id() const { return id_; }  // hospitals 0..N-1; the server is -1
+  const std::string& name() const { return name_; }
+  const std::string& tier() const { return tier_; }
+  bool is_server() const { return id_ < 0; }
+  simgrid::s4u::Host* host() const { return host_; }
+
+ protected:
+  Node(int id, std::string name, std::string tier, simgrid::s4u::Host* host)
+      : id_(id), name_(std::move(name)), tier_(std::move(tier)), host_(host) {}
+  friend class Federation;
+
+ private:
+  int id_;
+  std::string name_, tier_;
+  simgrid::s4u::Host* host_;
+};
+
+class Hospital : public Node {
+ public:
+  const data::HospitalSplit& split() const { return *split_; }
+  int64_t train_samples() const { return int64_t(split_->train.size()); }
+  // Trains `model` on this hospital's training split: real LibTorch work on the executor,
+  // charged as compute on this hospital's host.
+  Update train(const Model& model, int epochs);
+  // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
+  int64_t raw_data_bytes() const;
+
+ private:
+  Hospital(Federation* fed, int id, std::string name, std::string tier, simgrid::s4u::Host* host,
+           const data::HospitalSplit* split)
+      : Node(id, std::move(name), std::move(tier), host), fed_(fed), split_(split) {}
+  friend class Federation;
+  Federation* fed_;
+  const data::HospitalSplit* split_;
+};
+
+enum class Ordering { Fixed, Random };
+
+class Federation {
+ public:
+  Federation(World& world, std::vector<Observer*> observers);
+  ~Federation();
+
+  const Scenario& scenario() const;
+
+  // --- who takes part
+  Node& server() { return *server_; }
+  std::vector<Hospital*> hospitals();
+  // A share of hospitals drawn for `round` from the scenario seed, ordered by id.
+  std::vector<Hospital*> select(double fraction, int round);
+  std::vector<Hospital*> order(int round, Ordering ordering);
+
+  // --- models
+  Model init_model() const;  // built once from the seed, before the simulation starts
+
+  // --- activities that cost simulated time
+  void send(Node& from, Node& to, const Model& model);
+  void send_bytes(Node& from, Node& to, int64_t bytes);
+  // Runs `body(h)` for every hospital concurrently, one simulated actor on each hospital's
+  // host, and joins them. Results come back in the order of `hospitals`, never by completion.
+  template <class F>
+  auto parallel(const std::vector<Hospital*>& hospitals, F&& body) {
+    using R = decltype(body(*hospitals.front()));
+    std::vector<std::optional<R>> slots(hospitals.size());
+    run_parallel(hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); });
+    std::vector<R> results;
+    results.reserve(slots.size());
+    for (auto& s : slots) results.push_back(std::move(*s));
+    return results;
+  }
+  // Server-side work: computes `work()` and charges `flops` on the server host.
+  template <class F>
+  auto on_server(double flops, F&& work) {
+    auto result = work();
+    charge_server(flops);
+    return result;
+  }
+  void charge_server(double flops);
+  // Trains on the server host over `samples` of the training pool (pooled data).
+  Update train_on_server(const Model& model, const data::Indices& samples, int epochs);
+  data::Indices pooled_train_indices() const;
+
+  // --- rounds
+  // True once the run should stop before `round` (rounds, target accuracy, time budget).
+  bool done(int round);
+  // Evaluates and records the round. With one global model, every hospital is scored with it
+  // on its own test split; with local models (index = hospital id) each with its own.
+  void end_round(int round, const Model& global);
+  void end_round(int round, const std::vector<Model>& local_models);
+
+  double now() const;
+  int current_round() const { return round_; }
+
+  // Called by the run driver once the algorithm returns (still inside the simulation).
+  RunSummary finish(std::vector<std::pair<std::string, std::string>> versions);
+
+ private:
+  friend class Hospital;
+  Update train_on(Node& where, const Model& model, const data::Indices& samples, int epochs, int id);
+  void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body);
+  void record(const Activity& a, const Node* from, const Node* to);
+  void report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
+                    const std::vector<std::optional<double>>& hospital_accuracy);
+  bool evaluate_now(int round) const;
+  double energy_j() const;
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  World& world_;
+  std::vector<Observer*> observers_;
+  std::unique_ptr<Node> server_;
+  std::vector<std::unique_ptr<Hospital>> hospitals_;
+  int round_ = 0;
+};
+
+}  // namespace fedgrid

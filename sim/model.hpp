@@ -1,0 +1,28 @@
+#pragma once
+// A model as the federation moves it around: its architecture and one contiguous buffer
+// holding its whole state (parameters then buffers, float32). No torch here: algorithms
+// combine models with plain arithmetic; only training jobs turn them into torch modules.
+#include <cstdint>
+#include <vector>
+
+#include "models/model_spec.hpp"
+
+namespace fedgrid {
+
+struct Model {
+  models::ModelSpec spec;
+  std::vector<float> weights;
+  // Exact bytes on the wire: every value as float32 plus the fixed message header.
+  int64_t payload_bytes() const { return int64_t(weights.size()) * 4 + models::kPayloadHeaderBytes; }
+};
+
+// What a hospital returns from local training.
+struct Update {
+  int hospital = -1;
+  Model model;
+  int64_t samples = 0;     // training samples seen per epoch (the averaging weight)
+  int epochs = 0;
+  double train_loss = 0;   // mean loss over the job's mini-batches
+};
+
+}  // namespace fedgrid

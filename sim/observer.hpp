@@ -1,0 +1,69 @@
+#pragma once
+// What the core emits while a run goes on. Recorder, trace and progress line attach here;
+// the round loop is never edited to add a metric.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fedgrid {
+
+// One simulated activity, reported when it ends.
+struct Activity {
+  double start_s = 0, end_s = 0;
+  std::string host;  // where it ran (sender, for a transfer)
+  std::string kind;  // compute | send | server
+  std::string peer;  // receiver of a transfer, empty otherwise
+  int64_t bytes = 0;
+  double flops = 0;
+  int round = 0;
+};
+
+struct HospitalRound {
+  int hospital = 0;
+  std::string name, tier;
+  int64_t samples = 0;
+  int epochs = 0;
+  std::optional<double> train_loss, accuracy;
+  double compute_s = 0, comm_s = 0;
+  int64_t bytes_up = 0, bytes_down = 0;
+};
+
+struct RoundReport {
+  int round = 0;
+  double sim_time_s = 0;
+  std::optional<double> accuracy, loss;
+  int64_t bytes_up = 0, bytes_down = 0, messages = 0;
+  int participants = 0;
+  double energy_j = 0;
+  std::vector<std::pair<std::string, std::optional<double>>> tier_accuracy;  // in catalog order
+  std::vector<HospitalRound> hospitals;
+};
+
+struct RunInfo {
+  std::string scenario, algorithm;
+  uint64_t seed = 0;
+  std::vector<std::string> tiers;  // tiers present among hospitals, catalog order
+  std::vector<std::string> hosts;  // server first, then hospitals by id
+};
+
+struct RunSummary {
+  std::string scenario, algorithm, stop_reason;
+  uint64_t seed = 0;
+  int rounds = 0;
+  std::optional<double> final_accuracy, best_accuracy, time_to_target_s, target_accuracy;
+  double sim_time_s = 0, energy_j = 0;
+  int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, messages = 0;
+  std::vector<std::pair<std::string, std::string>> versions;
+};
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_start(const RunInfo&) {}
+  virtual void on_activity(const Activity&) {}
+  virtual void on_round(const RoundReport&) {}
+  virtual void on_finish(const RunSummary&) {}
+};
+
+}  // namespace fedgrid

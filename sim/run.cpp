@@ -1,0 +1,243 @@
+#include "sim/run.hpp"
+
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <map>
+#include <filesystem>
+#include <thread>
+
+#include "algorithms/registry.hpp"
+#include "data/rng.hpp"
+#include "platforms/roster.hpp"
+#include "sim/federation.hpp"
+#include "sim/input_error.hpp"
+#include "sim/progress.hpp"
+#include "sim/recorder.hpp"
+#include "sim/trainer.hpp"
+#include "sim/world.hpp"
+
+namespace fedgrid {
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+enum SeedPurpose : uint64_t { kModelInit = 11, kPartition = 12, kSplit = 13, kSynthetic = 14 };
+
+models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shape, int classes) {
+  return {s.model.arch, shape.channels, shape.height, shape.width, classes};
+}
+
+// The hospital machines of the scenario: groups of counts, or a roster.
+std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const platforms::TierCatalog& catalog) {
+  std::vector<platforms::MachineSpec> out;
+  auto tier_of = [&](const std::string& name, const std::string& file, int line, const std::string& key) {
+    const platforms::Tier* t = catalog.find(name);
+    if (!t) throw InputError(file, line, key, "unknown tier '" + name + "' (known: " + catalog.names() + ")");
+    return t;
+  };
+  auto apply = [](platforms::MachineSpec& m, const auto& o) {
+    if (o.speed_flops) m.speed_flops = *o.speed_flops;
+    if (o.uplink_bps) m.uplink_bps = *o.uplink_bps;
+    if (o.downlink_bps) m.downlink_bps = *o.downlink_bps;
+    if (o.latency_s) m.latency_s = *o.latency_s;
+  };
+  if (!s.platform.roster.empty()) {
+    for (const auto& row : platforms::read_roster(s.platform.roster)) {
+      auto m = platforms::machine_from_tier(row.name, *tier_of(row.tier, s.platform.roster, row.line, "tier"));
+      apply(m, row);
+      out.push_back(m);
+    }
+    return out;
+  }
+  for (size_t g = 0; g < s.platform.hospitals.size(); ++g) {
+    const auto& group = s.platform.hospitals[g];
+    const auto* tier = tier_of(group.tier, s.file, group.line, "platform.hospitals[" + std::to_string(g) + "].tier");
+    const std::string prefix = group.name.empty() ? group.tier : group.name;
+    for (int i = 0; i < group.count; ++i) {
+      auto m = platforms::machine_from_tier(prefix + "-" + std::to_string(i + 1), *tier);
+      apply(m, group);
+      out.push_back(m);
+    }
+  }
+  // Names must be unique hosts: two groups of one tier continue the numbering.
+  std::map<std::string, int> seen;
+  for (auto& m : out)
+    if (seen[m.name]++) m.name += "-" + std::to_string(seen[m.name]);
+  return out;
+}
+
+data::TrainTest load_dataset(const Scenario& s) {
+  const auto& d = s.data;
+  try {
+    if (d.dataset == "synthetic") {
+      data::SyntheticOptions o;
+      o.train_samples = d.synthetic_train, o.test_samples = d.synthetic_test, o.num_classes = d.synthetic_classes;
+      o.shape = {d.synthetic_channels, d.synthetic_height, d.synthetic_width};
+      o.noise = d.synthetic_noise, o.seed = mix_seed(s.seed, kSynthetic);
+      return data::make_synthetic(o);
+    }
+    if (d.dataset == "fashion-mnist") return data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist");
+    return data::load_idx_dir(d.dataset.substr(4), d.dataset);
+  } catch (const data::DataError& e) {
+    throw s.error_at("data.dataset", e.what());
+  } catch (const std::invalid_argument& e) {
+    throw s.error_at("data.synthetic", e.what());
+  }
+}
+
+void configure_engine(sg4::Engine& engine, const Scenario& s) {
+  if (s.timing.network == "cm02") {
+    // Exact arithmetic: a transfer takes latency + size / bandwidth, nothing else.
+    engine.set_config("network/model:CM02");
+    engine.set_config("network/latency-factor:1");
+    engine.set_config("network/bandwidth-factor:1");
+    engine.set_config("network/weight-S:0");
+    engine.set_config("network/TCP-gamma:0");
+    engine.set_config("network/crosstraffic:0");
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> versions() {
+  return {{"fedgrid", FEDGRID_VERSION},
+          {"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
+                          std::to_string(SIMGRID_VERSION_PATCH)},
+          {"torch", torch_version()}};
+}
+
+}  // namespace
+
+void check_scenario(const Scenario& s) {
+  if (!algorithms::find_algorithm(s.algorithm.name))
+    throw s.error_at("algorithm.name",
+                     "unknown algorithm '" + s.algorithm.name + "' (known: " + algorithms::algorithm_names() + ")");
+  auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
+    throw s.error_at("platform.server.tier",
+                     "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
+  if (s.platform.xml.empty()) hospital_machines(s, catalog);
+  if (s.training.device == "cuda")
+    throw s.error_at("training.device", "this build has no CUDA support (Debian's LibTorch is CPU-only)");
+  if (s.data.dataset == "synthetic") {
+    const auto& d = s.data;
+    try {
+      models::model_cost(model_spec_for(s, {d.synthetic_channels, d.synthetic_height, d.synthetic_width},
+                                        d.synthetic_classes));
+    } catch (const std::invalid_argument& e) {
+      throw s.error_at("model.arch", e.what());
+    }
+  }
+}
+
+RunSummary run_scenario(const Scenario& s, const RunOptions& options,
+                        const std::function<void(Federation&)>& protocol) {
+  const auto t_start = std::chrono::steady_clock::now();
+  check_scenario(s);
+
+  std::vector<std::string> args{"fedgrid", "--log=root.thresh:warning"};
+  for (const auto& a : options.simgrid_args) args.push_back(a);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = int(argv.size());
+  sg_host_energy_plugin_init();
+  sg4::Engine engine(&argc, argv.data());
+  configure_engine(engine, s);
+
+  World world;
+  world.scenario = s;
+  world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  if (!s.platform.xml.empty()) {
+    world.platform = platforms::load_xml_platform(s.platform.xml, s.platform.server_host, world.catalog);
+  } else {
+    auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
+    world.platform = platforms::build_star_platform(server, hospital_machines(s, world.catalog),
+                                                    {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s});
+  }
+  const int n = int(world.platform.hospitals.size());
+
+  world.data = load_dataset(s);
+  data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
+                            mix_seed(s.seed, kPartition)};
+  std::vector<data::Indices> held;
+  try {
+    held = data::partition(world.data.train.labels, world.data.train.num_classes, n, po);
+  } catch (const std::invalid_argument& e) {
+    throw s.error_at("data.partition", e.what());
+  }
+  for (int h = 0; h < n; ++h)
+    world.splits.push_back(data::split_stratified(held[size_t(h)], world.data.train.labels,
+                                                  {s.data.split_train, s.data.split_val, s.data.split_test},
+                                                  mix_seed(s.seed, kSplit, uint64_t(h))));
+
+  world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
+  try {
+    world.cost = models::model_cost(world.spec);
+  } catch (const std::invalid_argument& e) {
+    throw s.error_at("model.arch", e.what());
+  }
+  world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
+
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
+  world.perf.threads_per_worker =
+      s.training.threads_per_worker > 0 ? s.training.threads_per_worker : std::max(1, cores / world.perf.workers);
+  world.executor = std::make_unique<Executor>(world.perf.workers,
+                                              [t = world.perf.threads_per_worker] { init_torch_worker(t); });
+  world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+
+  std::vector<Observer*> observers = options.observers;
+  std::unique_ptr<Recorder> recorder;
+  if (options.write_outputs) {
+    recorder = std::make_unique<Recorder>(s.output.dir, s.output.trace);
+    observers.push_back(recorder.get());
+  }
+  std::unique_ptr<ProgressLine> progress;
+  if (options.progress && ProgressLine::wanted()) {
+    progress = std::make_unique<ProgressLine>(s.stop.rounds);
+    observers.push_back(progress.get());
+  }
+  spdlog::info("{}: {} hospitals, {} ({} values, {:.1f} MFLOP/sample forward), dataset {} ({} train, {} test)",
+               s.name, n, s.model.arch, world.cost.state_values, world.cost.forward_flops / 1e6,
+               world.data.train.name, world.data.train.size(), world.data.test.size());
+
+  RunSummary summary;
+  std::exception_ptr failure;
+  Federation fed(world, observers);
+  sg4::Actor::create("server", world.platform.server, [&] {
+    try {
+      if (protocol) protocol(fed);
+      else algorithms::find_algorithm(s.algorithm.name)->make()->run(fed);
+      summary = fed.finish(versions());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  const auto t_sim = std::chrono::steady_clock::now();
+  engine.run();
+  const double sim_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sim).count();
+  if (failure) std::rethrow_exception(failure);
+
+  if (options.write_outputs) {
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    const auto& p = world.perf;
+    const double output_s = recorder->output_seconds();
+    write_perf_json(s.output.dir,
+                    {{"wall_total_s", total},
+                     {"wall_setup_s", p.setup_s},
+                     {"wall_simulation_s", sim_wall},
+                     {"wall_training_wait_s", p.wait_training_s},
+                     {"wall_evaluation_s", p.evaluation_s},
+                     {"wall_output_s", output_s},
+                     {"wall_engine_and_algorithm_s", sim_wall - p.wait_training_s - p.evaluation_s - output_s},
+                     {"peak_rss_mib", peak_rss_mib()},
+                     {"workers", p.workers},
+                     {"threads_per_worker", p.threads_per_worker},
+                     {"hospitals", n}});
+  }
+  return summary;
+}
+
+}  // namespace fedgrid

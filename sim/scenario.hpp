@@ -1,0 +1,97 @@
+#pragma once
+// A scenario: the typed, validated form of a scenario YAML file plus --set overrides.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fedgrid {
+
+struct HospitalGroup {
+  int count = 1;
+  std::string tier;
+  std::string name;  // prefix; empty = tier name
+  std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
+  int line = 0;  // where it was declared, for later error messages
+};
+
+struct Scenario {
+  std::string file;  // path it was read from, or "<built-in quickstart>"
+  std::map<std::string, int> key_lines;  // dotted key -> line in `file`, 0 for --set overrides
+  // An InputError pointing at where `key` was set (or at the file when it was defaulted).
+  [[nodiscard]] class InputError error_at(const std::string& key, const std::string& message) const;
+  std::string name;
+  uint64_t seed = 42;
+
+  struct Platform {
+    std::string tiers_file;  // resolved path
+    std::string server_tier;
+    std::string server_host;
+    std::vector<HospitalGroup> hospitals;
+    std::string roster;  // resolved path or empty
+    std::string xml;     // resolved path or empty
+    double backbone_bandwidth_bps = 100e9;
+    double backbone_latency_s = 0;
+  } platform;
+
+  struct Data {
+    std::string dataset;
+    std::string partition_scheme;
+    double beta = 0.5;
+    int classes_per_hospital = 2;
+    int64_t min_samples = 10;
+    double split_train = 0.7, split_val = 0.1, split_test = 0.2;
+    int64_t synthetic_train = 2000, synthetic_test = 500;
+    int synthetic_classes = 10, synthetic_channels = 1, synthetic_height = 28, synthetic_width = 28;
+    double synthetic_noise = 1.0;
+  } data;
+
+  struct Model {
+    std::string arch;
+  } model;
+
+  struct Training {
+    std::string optimizer;
+    double lr = 0.01, momentum = 0.9, weight_decay = 0;
+    int batch_size = 32, local_epochs = 1;
+    std::string device;
+    int workers = 0, threads_per_worker = 0;
+  } training;
+
+  struct Algorithm {
+    std::string name;
+    double fraction = 1.0;
+    std::string order;
+  } algorithm;
+
+  struct Stop {
+    int rounds = 20;
+    std::optional<double> target_accuracy;
+    std::optional<double> sim_time_budget_s;
+  } stop;
+
+  struct Timing {
+    std::string compute;
+    std::string network;
+  } timing;
+
+  struct Output {
+    std::string dir;
+    bool trace = true;
+    int eval_every = 1;
+  } output;
+};
+
+// Loads, applies "key.path=value" overrides, validates and resolves relative paths.
+// Throws InputError listing every problem found (file, line, key, message).
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+// The built-in quickstart (scenarios/quickstart.yaml compiled in) with overrides.
+Scenario builtin_quickstart(const std::vector<std::string>& overrides = {});
+Scenario load_scenario_text(const std::string& text, const std::string& label,
+                            const std::vector<std::string>& overrides = {});
+
+// "did you mean" helper: the declared key closest to `path` (edit distance), or "".
+std::string closest_key(const std::string& path);
+
+}  // namespace fedgrid

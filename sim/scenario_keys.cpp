@@ -1,0 +1,113 @@
+#include "sim/scenario_keys.hpp"
+
+namespace fedgrid {
+namespace {
+
+using T = KeyType;
+constexpr auto none = std::nullopt;
+
+std::vector<KeyDecl> build() {
+  return {
+      {"name", T::String, "scenario", "Run name, used in summary.json and the default output dir"},
+      {"seed", T::Int, "42", "Seed of every random choice (model init, partition, shuffles, sampling)", {}, 0},
+
+      {"platform", T::Map, none, "The simulated machines and network"},
+      {"platform.tiers", T::String, none, "Tier catalog YAML (default: platforms/tiers.yaml)"},
+      {"platform.server", T::Map, none, "The aggregation server"},
+      {"platform.server.tier", T::String, "cloud", "Tier of the server host"},
+      {"platform.server.host", T::String, "server", "With platform.xml: name of the server host in the XML"},
+      {"platform.hospitals", T::List, none, "Hospital groups: {count, tier} plus optional overrides"},
+      {"platform.hospitals[].count", T::Int, "1", "Number of hospitals in this group", {}, 1},
+      {"platform.hospitals[].tier", T::String, none, "Tier of this group (see `fedgrid list tiers`)", {}, {}, {}, false, true},
+      {"platform.hospitals[].name", T::String, none, "Name prefix of this group's hospitals (default: the tier)"},
+      {"platform.hospitals[].speed_flops", T::Float, none, "Override: effective training FLOP/s", {}, 0, {}, true},
+      {"platform.hospitals[].uplink_bps", T::Float, none, "Override: uplink bandwidth, bit/s", {}, 0, {}, true},
+      {"platform.hospitals[].downlink_bps", T::Float, none, "Override: downlink bandwidth, bit/s", {}, 0, {}, true},
+      {"platform.hospitals[].latency_s", T::Float, none, "Override: one-way access-link latency, s", {}, 0},
+      {"platform.roster", T::String, none, "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s]); replaces hospitals"},
+      {"platform.xml", T::String, none, "SimGrid XML platform; every host but the server is a hospital and needs a 'tier' property"},
+      {"platform.backbone", T::Map, none, "The shared backbone every access link joins"},
+      {"platform.backbone.bandwidth_bps", T::Float, "100e9", "Backbone bandwidth, bit/s", {}, 0, {}, true},
+      {"platform.backbone.latency_s", T::Float, "0", "Backbone latency, s", {}, 0},
+
+      {"data", T::Map, none, "Dataset, partition and splits"},
+      {"data.dataset", T::String, "fashion-mnist", "synthetic | fashion-mnist | idx:<dir>"},
+      {"data.partition", T::Map, none, "How the training pool is dealt to hospitals"},
+      {"data.partition.scheme", T::String, "iid", "iid | dirichlet | shards", {"iid", "dirichlet", "shards"}},
+      {"data.partition.beta", T::Float, "0.5", "dirichlet: label-skew concentration (smaller = more skewed)", {}, 0, {}, true},
+      {"data.partition.classes_per_hospital", T::Int, "2", "shards: classes per hospital", {}, 1},
+      {"data.partition.min_samples", T::Int, "10", "dirichlet: redraw until every hospital holds this many", {}, 0},
+      {"data.split", T::Map, none, "Each hospital's stratified train/val/test split"},
+      {"data.split.train", T::Float, "0.7", "Share of a hospital's samples used for training", {}, 0, 1},
+      {"data.split.val", T::Float, "0.1", "Share kept for validation", {}, 0, 1},
+      {"data.split.test", T::Float, "0.2", "Share kept for the hospital's own test", {}, 0, 1},
+      {"data.synthetic", T::Map, none, "Options of the synthetic dataset"},
+      {"data.synthetic.train_samples", T::Int, "2000", "Training pool size", {}, 1},
+      {"data.synthetic.test_samples", T::Int, "500", "Global test set size", {}, 1},
+      {"data.synthetic.classes", T::Int, "10", "Number of classes", {}, 2},
+      {"data.synthetic.channels", T::Int, "1", "Image channels", {}, 1},
+      {"data.synthetic.height", T::Int, "28", "Image height", {}, 1},
+      {"data.synthetic.width", T::Int, "28", "Image width", {}, 1},
+      {"data.synthetic.noise", T::Float, "1.0", "Pixel noise std around the class prototypes", {}, 0},
+
+      {"model", T::Map, none, "The network every hospital trains"},
+      {"model.arch", T::String, "cnn", "cnn | lenet5 | mlp (see `fedgrid list models`)", {"cnn", "lenet5", "mlp"}},
+
+      {"training", T::Map, none, "Local training"},
+      {"training.optimizer", T::String, "sgd", "sgd | adam", {"sgd", "adam"}},
+      {"training.lr", T::Float, "0.01", "Learning rate", {}, 0, {}, true},
+      {"training.momentum", T::Float, "0.9", "SGD momentum", {}, 0},
+      {"training.weight_decay", T::Float, "0", "L2 weight decay", {}, 0},
+      {"training.batch_size", T::Int, "32", "Mini-batch size", {}, 1},
+      {"training.local_epochs", T::Int, "1", "Epochs per local training job", {}, 1},
+      {"training.device", T::String, "auto", "auto | cpu | cuda (auto: cuda when present)", {"auto", "cpu", "cuda"}},
+      {"training.workers", T::Int, "0", "Compute executor worker threads (0: one per core)", {}, 0},
+      {"training.threads_per_worker", T::Int, "0", "Torch intra-op threads per worker (0: cores / workers)", {}, 0},
+
+      {"algorithm", T::Map, none, "The federated algorithm and its own keys"},
+      {"algorithm.name", T::String, "fedavg", "Algorithm (see `fedgrid list algorithms`)"},
+      {"algorithm.fraction", T::Float, "1.0", "fedavg: share of hospitals selected each round", {}, 0, 1, true},
+      {"algorithm.order", T::String, "fixed", "fedseq: relay order each round: fixed (by id) | random", {"fixed", "random"}},
+
+      {"stop", T::Map, none, "When the run ends (whichever comes first)"},
+      {"stop.rounds", T::Int, "20", "Maximum number of rounds", {}, 1},
+      {"stop.target_accuracy", T::Float, none, "Stop once global accuracy reaches this (0..1)", {}, 0, 1},
+      {"stop.sim_time_budget_s", T::Float, none, "Start no new round after this simulated time, s", {}, 0, {}, true},
+
+      {"timing", T::Map, none, "How simulated time is charged"},
+      {"timing.compute", T::String, "flops", "Compute cost model: flops (analytic FLOPs / host speed)", {"flops"}},
+      {"timing.network", T::String, "default", "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth)", {"default", "cm02"}},
+
+      {"output", T::Map, none, "Where and what to write"},
+      {"output.dir", T::String, none, "Output directory (default: results/<name>)"},
+      {"output.trace", T::Bool, "true", "Write trace.json (Chrome trace format)"},
+      {"output.eval_every", T::Int, "1", "Evaluate every k rounds (and the last)", {}, 1},
+  };
+}
+
+}  // namespace
+
+const std::vector<KeyDecl>& scenario_keys() {
+  static const std::vector<KeyDecl> keys = build();
+  return keys;
+}
+
+const KeyDecl* find_key(const std::string& path) {
+  for (const auto& k : scenario_keys())
+    if (k.path == path) return &k;
+  return nullptr;
+}
+
+std::string type_name(KeyType t) {
+  switch (t) {
+    case KeyType::Int: return "integer";
+    case KeyType::Float: return "number";
+    case KeyType::String: return "string";
+    case KeyType::Bool: return "boolean";
+    case KeyType::Map: return "mapping";
+    case KeyType::List: return "list";
+  }
+  return "?";
+}
+
+}  // namespace fedgrid

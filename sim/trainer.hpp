@@ -1,0 +1,56 @@
+#pragma once
+// Real LibTorch work, behind a torch-free interface: training and evaluation jobs the
+// executor runs. Each job rebuilds the model from its flat weights on the worker thread
+// (modules are cached per thread and per architecture), so jobs share nothing.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "models/model_spec.hpp"
+
+namespace fedgrid {
+
+struct OptimizerConfig {
+  std::string name = "sgd";  // sgd | adam
+  double lr = 0.01, momentum = 0.9, weight_decay = 0;
+};
+
+struct TrainJob {
+  models::ModelSpec spec;
+  std::vector<float> weights;
+  const data::Dataset* dataset = nullptr;
+  const data::Indices* indices = nullptr;  // samples to train on
+  int epochs = 1;
+  int batch_size = 32;
+  OptimizerConfig optimizer;
+  uint64_t seed = 0;  // shuffling order of every epoch
+};
+
+struct TrainOutcome {
+  std::vector<float> weights;
+  double mean_loss = 0;  // over all mini-batches, weighted by batch size
+  int64_t steps = 0;
+};
+
+struct EvalOutcome {
+  double accuracy = 0, loss = 0;
+  int64_t samples = 0;
+};
+
+TrainOutcome run_training(const TrainJob& job);
+// `indices` null = the whole dataset.
+EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<float>& weights,
+                           const data::Dataset& dataset, const data::Indices* indices);
+
+// Initial weights, drawn from torch's generator after seeding it. Call from one thread, before
+// any job runs: torch's default generator is global (see notes/dependencies.md).
+std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed);
+
+// Per worker thread: fixes torch's intra-op thread count for that thread.
+void init_torch_worker(int intra_op_threads);
+
+// Versions for summary.json.
+std::string torch_version();
+
+}  // namespace fedgrid

@@ -1,0 +1,39 @@
+#pragma once
+// Everything a run is made of, built once before the simulation starts: the scenario, the
+// simulated platform, the dataset and its partition, the model, the compute executor.
+#include <memory>
+#include <vector>
+
+#include "data/partition.hpp"
+#include "data/sources.hpp"
+#include "models/model_spec.hpp"
+#include "platforms/tier_catalog.hpp"
+#include "platforms/topology.hpp"
+#include "sim/executor.hpp"
+#include "sim/scenario.hpp"
+
+namespace fedgrid {
+
+// Wall-clock figures for perf.json (never part of the deterministic outputs).
+struct PerfCounters {
+  double setup_s = 0;          // data loading, partitioning, platform, model init
+  double wait_training_s = 0;  // simulation blocked on training jobs
+  double evaluation_s = 0;     // evaluation jobs
+  double output_s = 0;         // writing output files
+  int workers = 1, threads_per_worker = 1;
+};
+
+struct World {
+  Scenario scenario;
+  platforms::TierCatalog catalog;
+  platforms::PlatformHosts platform;
+  data::TrainTest data;
+  std::vector<data::HospitalSplit> splits;  // by hospital id
+  models::ModelSpec spec;
+  models::ModelCost cost;
+  std::vector<float> initial_weights;
+  std::unique_ptr<Executor> executor;
+  PerfCounters perf;
+};
+
+}  // namespace fedgrid

@@ -1,0 +1,135 @@
+// The analytic cost model against figures worked out by hand from the layer shapes.
+// Conventions: conv params = Cout*Cin*K*K + Cout, conv FLOPs = 2*Cout*Hout*Wout*Cin*K*K;
+// linear params = in*out + out, linear FLOPs = 2*in*out; biases/ReLU/pooling cost no FLOPs.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "models/model_spec.hpp"
+
+namespace fedgrid::models {
+namespace {
+
+ModelSpec mnist(const std::string& arch) { return {.arch = arch}; }
+ModelSpec cifar(const std::string& arch) {
+  return {.arch = arch, .channels = 3, .height = 32, .width = 32};
+}
+
+void expect_cost(const ModelSpec& spec, int64_t parameters, double forward_flops) {
+  const ModelCost cost = model_cost(spec);
+  EXPECT_EQ(cost.parameters, parameters) << spec.arch;
+  EXPECT_EQ(cost.state_values, parameters) << spec.arch << ": these nets have no buffers";
+  EXPECT_EQ(cost.forward_flops, forward_flops) << spec.arch;
+  EXPECT_EQ(cost.train_flops(), 3 * forward_flops) << spec.arch;
+  EXPECT_EQ(payload_bytes(cost), 4 * parameters + 64) << spec.arch;
+}
+
+TEST(ModelCost, CnnOnMnist) {
+  // layer (shape)                    params                      forward FLOPs
+  // conv1 1->32, 28->24, pool 12     32*1*25 + 32    = 832       2*32*24*24*1*25 = 921,600
+  // conv2 32->64, 12->8, pool 4      64*32*25 + 64   = 51,264    2*64*8*8*32*25  = 6,553,600
+  // fc1 64*4*4 = 1024 -> 512         1024*512 + 512  = 524,800   2*1024*512      = 1,048,576
+  // fc2 512 -> 10                    512*10 + 10     = 5,130     2*512*10        = 10,240
+  // params 832 + 51,264 + 524,800 + 5,130 = 582,026 (McMahan et al. 2017 quote 1,663,370 for
+  // their "same"-padded variant; 582,026 is the no-padding count the spec asks for).
+  // FLOPs 921,600 + 6,553,600 + 1,048,576 + 10,240 = 8,534,016
+  expect_cost(mnist("cnn"), 582'026, 8'534'016);
+}
+
+TEST(ModelCost, CnnOnCifar) {
+  // layer (shape)                    params                      forward FLOPs
+  // conv1 3->32, 32->28, pool 14     32*3*25 + 32    = 2,432     2*32*28*28*3*25  = 3,763,200
+  // conv2 32->64, 14->10, pool 5     64*32*25 + 64   = 51,264    2*64*10*10*32*25 = 10,240,000
+  // fc1 64*5*5 = 1600 -> 512         1600*512 + 512  = 819,712   2*1600*512       = 1,638,400
+  // fc2 512 -> 10                    512*10 + 10     = 5,130     2*512*10         = 10,240
+  // params 2,432 + 51,264 + 819,712 + 5,130 = 878,538
+  // FLOPs 3,763,200 + 10,240,000 + 1,638,400 + 10,240 = 15,651,840
+  expect_cost(cifar("cnn"), 878'538, 15'651'840);
+}
+
+TEST(ModelCost, LeNet5OnMnist) {
+  // layer (shape)                    params                      forward FLOPs
+  // conv1 1->6 pad 2, 28->28, pool 14  6*1*25 + 6    = 156       2*6*28*28*1*25  = 235,200
+  // conv2 6->16, 14->10, pool 5      16*6*25 + 16    = 2,416     2*16*10*10*6*25 = 480,000
+  // fc1 16*5*5 = 400 -> 120          400*120 + 120   = 48,120    2*400*120       = 96,000
+  // fc2 120 -> 84                    120*84 + 84     = 10,164    2*120*84        = 20,160
+  // fc3 84 -> 10                     84*10 + 10      = 850       2*84*10         = 1,680
+  // params 156 + 2,416 + 48,120 + 10,164 + 850 = 61,706
+  // FLOPs 235,200 + 480,000 + 96,000 + 20,160 + 1,680 = 833,040
+  expect_cost(mnist("lenet5"), 61'706, 833'040);
+}
+
+TEST(ModelCost, LeNet5OnCifar) {
+  // layer (shape)                    params                      forward FLOPs
+  // conv1 3->6 pad 2, 32->32, pool 16  6*3*25 + 6    = 456       2*6*32*32*3*25  = 921,600
+  // conv2 6->16, 16->12, pool 6      16*6*25 + 16    = 2,416     2*16*12*12*6*25 = 691,200
+  // fc1 16*6*6 = 576 -> 120          576*120 + 120   = 69,240    2*576*120       = 138,240
+  // fc2 120 -> 84                    120*84 + 84     = 10,164    2*120*84        = 20,160
+  // fc3 84 -> 10                     84*10 + 10      = 850       2*84*10         = 1,680
+  // params 456 + 2,416 + 69,240 + 10,164 + 850 = 83,126
+  // FLOPs 921,600 + 691,200 + 138,240 + 20,160 + 1,680 = 1,772,880
+  expect_cost(cifar("lenet5"), 83'126, 1'772'880);
+}
+
+TEST(ModelCost, MlpOnMnist) {
+  // layer                            params                      forward FLOPs
+  // fc1 1*28*28 = 784 -> 200         784*200 + 200   = 157,000   2*784*200 = 313,600
+  // fc2 200 -> 200                   200*200 + 200   = 40,200    2*200*200 = 80,000
+  // fc3 200 -> 10                    200*10 + 10     = 2,010     2*200*10  = 4,000
+  // params 157,000 + 40,200 + 2,010 = 199,210 (the 2NN's count in McMahan et al. 2017)
+  // FLOPs 313,600 + 80,000 + 4,000 = 397,600
+  expect_cost(mnist("mlp"), 199'210, 397'600);
+}
+
+TEST(ModelCost, MlpOnCifar) {
+  // fc1 3*32*32 = 3072 -> 200        3072*200 + 200  = 614,600   2*3072*200 = 1,228,800
+  // fc2, fc3 as on MNIST             40,200 + 2,010              80,000 + 4,000
+  // params 614,600 + 40,200 + 2,010 = 656,810; FLOPs 1,228,800 + 84,000 = 1,312,800
+  expect_cost(cifar("mlp"), 656'810, 1'312'800);
+}
+
+TEST(ModelCost, NumClassesOnlyChangesTheLastLayer) {
+  // mlp with 100 classes: fc3 200 -> 100 has 20,100 params (+18,090) and 40,000 FLOPs (+36,000).
+  expect_cost({.arch = "mlp", .num_classes = 100}, 199'210 + 18'090, 397'600 + 36'000);
+}
+
+TEST(ModelCost, UnknownArchIsRejected) {
+  try {
+    model_cost({.arch = "resnet"});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, lenet5, mlp)");
+  }
+  EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
+}
+
+TEST(ModelCost, TooSmallInputIsRejected) {
+  // cnn: H -> (H-4)/2 -> ((H-4)/2 - 4)/2, which is >= 1 only for H >= 16.
+  EXPECT_EQ(model_cost({.arch = "cnn", .height = 16, .width = 16}).parameters,
+            832 + 51'264 + (64 * 1 * 1 * 512 + 512) + 5'130);
+  try {
+    model_cost({.arch = "cnn", .height = 15, .width = 28});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'cnn'"), std::string::npos) << message;
+    EXPECT_NE(message.find("1x15x28"), std::string::npos) << message;
+  }
+  // lenet5: H -> H/2 -> (H/2 - 4)/2, which is >= 1 only for H >= 12.
+  EXPECT_NO_THROW(model_cost({.arch = "lenet5", .height = 12, .width = 12}));
+  EXPECT_THROW(model_cost({.arch = "lenet5", .height = 12, .width = 11}), std::invalid_argument);
+  // mlp has no spatial layers, but an empty input is still an error.
+  EXPECT_NO_THROW(model_cost({.arch = "mlp", .height = 1, .width = 1}));
+  EXPECT_THROW(model_cost({.arch = "mlp", .height = 0}), std::invalid_argument);
+  EXPECT_THROW(model_cost({.arch = "cnn", .channels = 0}), std::invalid_argument);
+  EXPECT_THROW(model_cost({.arch = "cnn", .num_classes = 0}), std::invalid_argument);
+}
+
+TEST(ModelCost, ArchListAndDescriptions) {
+  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "lenet5", "mlp"}));
+  for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
+}
+
+}  // namespace
+}  // namespace fedgrid::models
