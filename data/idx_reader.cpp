@@ -175,6 +175,12 @@ Dataset to_dataset(const std::string& name, int num_classes, const RawImages& ra
 
 }  // namespace
 
+void check_idx_dir(const std::string& dir) {
+  for (const char* stem : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                           "t10k-labels-idx1-ubyte"})
+    locate(dir, stem);
+}
+
 TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes) {
   if (num_classes < 1) throw std::invalid_argument("num_classes must be positive");
   const std::string train_images_path = locate(dir, "train-images-idx3-ubyte");

@@ -24,6 +24,8 @@ inline const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 // Reads train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz and
 // t10k-labels-idx1-ubyte.gz (gzip or plain) from `dir`. Pixels scaled to [0,1] then
 // normalised with the train split's mean and std.
+// Cheap presence check of the four files (for `fedgrid validate`); throws DataError.
+void check_idx_dir(const std::string& dir);
 TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes = 10);
 
 struct SyntheticOptions {

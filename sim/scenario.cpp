@@ -84,9 +84,9 @@ class Validator {
     auto wrong = [&](const std::string& what) {
       add(line, where, "expected " + type_name(decl.type) + ", got " + what, where);
     };
+    if (v.IsNull()) return;  // `key:` or `key: null` leaves the key unset
     switch (decl.type) {
       case KeyType::Map:
-        if (v.IsNull()) return;
         if (!v.IsMap()) return wrong(describe(v));
         return check_map(v, path, where);
       case KeyType::List:

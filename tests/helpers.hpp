@@ -1,0 +1,67 @@
+#pragma once
+// Small helpers shared by the tests: temp dirs, files, running the fedgrid binary.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fedgrid::test {
+
+inline std::string temp_dir(const std::string& tag) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("fedgrid-test-" + tag + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+inline void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+inline CommandResult run_fedgrid(const std::string& args) {
+  const std::string cmd = std::string(FEDGRID_BINARY) + " " + args + " 2>&1";
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A small, fast federation on synthetic data: the base most tests override.
+inline std::string tiny_scenario(const std::string& name, const std::string& extra = "") {
+  return "name: " + name + R"(
+seed: 7
+platform:
+  hospitals:
+    - {count: 2, tier: weak}
+    - {count: 2, tier: medium}
+    - {count: 2, tier: strong}
+data:
+  dataset: synthetic
+  partition: {scheme: dirichlet, beta: 1.0}
+  synthetic: {train_samples: 1200, test_samples: 300, height: 12, width: 12}
+model: {arch: mlp}
+training: {lr: 0.05, batch_size: 16}
+stop: {rounds: 3}
+)" + extra;
+}
+
+}  // namespace fedgrid::test

@@ -1,0 +1,203 @@
+// Whole runs through the fedgrid binary: outputs, determinism, learning, stop conditions,
+// every algorithm, every ready scenario.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/helpers.hpp"
+
+namespace fedgrid {
+namespace {
+
+using test::read_file;
+using test::run_fedgrid;
+
+// Runs `yaml` (+ --set overrides) into a fresh directory; returns the directory.
+std::string run_ok(const std::string& tag, const std::string& yaml, const std::string& sets = "") {
+  const std::string dir = test::temp_dir(tag);
+  test::write_file(dir + "/s.yaml", yaml);
+  auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out " + sets);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return dir + "/out";
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string c; std::getline(ss, c, ',');) out.push_back(c);
+  if (!line.empty() && line.back() == ',') out.push_back("");
+  return out;
+}
+
+const char* kDeterministicFiles[] = {"rounds.csv", "hospitals.csv", "events.csv", "summary.json"};
+
+TEST(Runs, OutputsFollowTheContract) {
+  auto out = run_ok("contract", test::tiny_scenario("contract"));
+  EXPECT_EQ(lines(read_file(out + "/rounds.csv"))[0],
+            "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,acc_weak,acc_medium,acc_strong");
+  EXPECT_EQ(lines(read_file(out + "/hospitals.csv"))[0],
+            "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down");
+  EXPECT_EQ(lines(read_file(out + "/events.csv"))[0], "start_s,end_s,host,kind,peer,bytes,flops,round");
+  EXPECT_EQ(lines(read_file(out + "/rounds.csv")).size(), 4u);     // header + 3 rounds
+  EXPECT_EQ(lines(read_file(out + "/hospitals.csv")).size(), 19u);  // header + 3 x 6 hospitals
+
+  auto summary = nlohmann::json::parse(read_file(out + "/summary.json"));
+  for (const char* key : {"scenario", "algorithm", "seed", "rounds", "final_accuracy", "best_accuracy", "sim_time_s",
+                          "time_to_target_s", "bytes_total", "energy_j", "versions"})
+    EXPECT_TRUE(summary.contains(key)) << key;
+  EXPECT_EQ(summary["rounds"], 3);
+  // fedavg, 6 hospitals, 3 rounds: one model down and one up per hospital and round.
+  // mlp 1x12x12: 71,210 values -> 284,904 bytes per message.
+  EXPECT_EQ(summary["bytes_total"], int64_t(3) * 6 * 2 * 284904);
+  EXPECT_EQ(summary["messages"], 36);
+
+  // Every row's sim time is when that round's model was ready: increasing.
+  double last = 0;
+  const auto rows = lines(read_file(out + "/rounds.csv"));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    double t = std::stod(cells(rows[i])[1]);
+    EXPECT_GT(t, last);
+    last = t;
+  }
+
+  // trace.json: Chrome trace array, one named track per host.
+  auto trace = nlohmann::json::parse(read_file(out + "/trace.json"));
+  int tracks = 0, spans = 0;
+  for (auto& e : trace) {
+    tracks += e["ph"] == "M";
+    spans += e["ph"] == "X";
+  }
+  EXPECT_EQ(tracks, 7);  // server + 6 hospitals
+  EXPECT_EQ(spans, int(lines(read_file(out + "/events.csv")).size()) - 1);
+
+  auto perf = nlohmann::json::parse(read_file(out + "/perf.json"));
+  EXPECT_GT(perf["peak_rss_mib"].get<double>(), 0);
+}
+
+TEST(Runs, SameScenarioTwiceIsByteIdentical) {
+  const std::string yaml = test::tiny_scenario("twice");
+  auto a = run_ok("twice-a", yaml), b = run_ok("twice-b", yaml);
+  for (const char* f : kDeterministicFiles) EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f;
+}
+
+TEST(Runs, OneAndTwoWorkersAreByteIdentical) {
+  const std::string yaml = test::tiny_scenario("workers");
+  auto a = run_ok("w1", yaml, "--set training.workers=1 --set training.threads_per_worker=1");
+  auto b = run_ok("w2", yaml, "--set training.workers=2 --set training.threads_per_worker=1");
+  for (const char* f : kDeterministicFiles) EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f;
+}
+
+TEST(Runs, ADifferentSeedGivesADifferentRun) {
+  const std::string yaml = test::tiny_scenario("seed");
+  auto a = run_ok("seed-a", yaml), b = run_ok("seed-b", yaml, "--set seed=8");
+  EXPECT_NE(read_file(a + "/rounds.csv"), read_file(b + "/rounds.csv"));
+}
+
+TEST(Runs, FedAvgLearnsSyntheticDataInAFewRounds) {
+  auto out = run_ok("learn", test::tiny_scenario("learn"), "--set stop.rounds=5");
+  auto summary = nlohmann::json::parse(read_file(out + "/summary.json"));
+  EXPECT_GE(summary["final_accuracy"].get<double>(), 0.9) << read_file(out + "/rounds.csv");
+}
+
+TEST(Runs, TargetAccuracyStopsTheRun) {
+  auto out = run_ok("target", test::tiny_scenario("target"), "--set stop.rounds=30 --set stop.target_accuracy=0.6");
+  auto s = nlohmann::json::parse(read_file(out + "/summary.json"));
+  EXPECT_EQ(s["stop_reason"], "target_accuracy");
+  EXPECT_LT(s["rounds"].get<int>(), 30);
+  EXPECT_GE(s["final_accuracy"].get<double>(), 0.6);
+  EXPECT_DOUBLE_EQ(s["time_to_target_s"].get<double>(), s["sim_time_s"].get<double>());
+}
+
+TEST(Runs, SimTimeBudgetStopsTheRun) {
+  auto out = run_ok("budget", test::tiny_scenario("budget"), "--set stop.rounds=50 --set stop.sim_time_budget_s=2");
+  auto s = nlohmann::json::parse(read_file(out + "/summary.json"));
+  EXPECT_EQ(s["stop_reason"], "sim_time_budget");
+  EXPECT_LT(s["rounds"].get<int>(), 50);
+  // No round starts at or after the budget: the last one started before it.
+  auto rows = lines(read_file(out + "/rounds.csv"));
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_LT(std::stod(cells(rows[rows.size() - 2])[1]), 2.0);
+}
+
+TEST(Runs, FractionSelectsASubsetEachRound) {
+  auto out = run_ok("fraction", test::tiny_scenario("fraction"), "--set algorithm.fraction=0.5");
+  const auto rows = lines(read_file(out + "/rounds.csv"));
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(cells(rows[i])[7], "3") << rows[i];
+}
+
+class EveryAlgorithm : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EveryAlgorithm, RunsAndLearns) {
+  auto out = run_ok(std::string("alg-") + GetParam(), test::tiny_scenario(GetParam()),
+                    std::string("--set algorithm.name=") + GetParam());
+  auto s = nlohmann::json::parse(read_file(out + "/summary.json"));
+  EXPECT_EQ(s["algorithm"], GetParam());
+  EXPECT_GE(s["final_accuracy"].get<double>(), 0.5) << read_file(out + "/rounds.csv");
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, EveryAlgorithm, ::testing::Values("fedavg", "fedseq", "local", "centralized"));
+
+TEST(Runs, LocalSendsNothingAndFedSeqRelaysOneModel) {
+  auto local = run_ok("local-bytes", test::tiny_scenario("l"), "--set algorithm.name=local");
+  EXPECT_EQ(nlohmann::json::parse(read_file(local + "/summary.json"))["bytes_total"], 0);
+  auto seq = run_ok("seq-order", test::tiny_scenario("s"), "--set algorithm.name=fedseq --set stop.rounds=1");
+  // The relay: hospital k's download starts only after hospital k-1's upload ended.
+  auto ev = lines(read_file(seq + "/events.csv"));
+  double last_upload_end = 0;
+  for (size_t i = 1; i < ev.size(); ++i) {
+    auto c = cells(ev[i]);
+    if (c[3] != "send") continue;
+    if (c[2] == "server") EXPECT_GE(std::stod(c[0]), last_upload_end - 1e-12) << ev[i];
+    else last_upload_end = std::stod(c[1]);
+  }
+}
+
+TEST(Runs, RosterAndXmlPlatformsRun) {
+  auto roster = run_ok("roster", test::tiny_scenario("roster"),
+                       "--set platform.hospitals=null --set platform.roster=platforms/example_roster.csv");
+  EXPECT_NE(read_file(roster + "/hospitals.csv").find("university-hospital"), std::string::npos);
+  auto xml = run_ok("xml", test::tiny_scenario("xml"),
+                    "--set platform.hospitals=null --set platform.xml=platforms/example_star.xml");
+  EXPECT_NE(read_file(xml + "/hospitals.csv").find("clinic-a"), std::string::npos);
+}
+
+TEST(Runs, EveryReadyScenarioValidates) {
+  for (auto& entry : std::filesystem::recursive_directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    auto r = run_fedgrid("validate " + entry.path().string());
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+  }
+}
+
+// The fedavg_vs_fedseq pair, run small: same federation, same data, two schedules.
+TEST(Runs, FedAvgVsFedSeqShowsTheScheduleDifference) {
+  const std::string base = std::string(FEDGRID_SOURCE_DIR) + "/scenarios/fedavg_vs_fedseq/";
+  const std::string small = "--set data.dataset=synthetic --set model.arch=mlp --set stop.rounds=2";
+  const std::string dir = test::temp_dir("avgseq");
+  ASSERT_EQ(run_fedgrid("run " + base + "fedavg.yaml --out " + dir + "/avg " + small).exit_code, 0);
+  ASSERT_EQ(run_fedgrid("run " + base + "fedseq.yaml --out " + dir + "/seq " + small).exit_code, 0);
+  auto avg = nlohmann::json::parse(read_file(dir + "/avg/summary.json"));
+  auto seq = nlohmann::json::parse(read_file(dir + "/seq/summary.json"));
+  EXPECT_EQ(avg["bytes_total"], seq["bytes_total"]);  // one model down and up per hospital and round
+  EXPECT_GT(seq["sim_time_s"].get<double>(), 2 * avg["sim_time_s"].get<double>());  // the relay waits
+}
+
+// Slow (label "slow"): the full quickstart on Fashion-MNIST.
+TEST(SlowQuickstart, PassesSeventyFivePercent) {
+  const std::string dir = test::temp_dir("quickstart");
+  auto r = run_fedgrid("run --out " + dir + " --log-level warn");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto s = nlohmann::json::parse(read_file(dir + "/summary.json"));
+  EXPECT_EQ(s["rounds"], 20);
+  EXPECT_GT(s["final_accuracy"].get<double>(), 0.75) << read_file(dir + "/rounds.csv");
+}
+
+}  // namespace
+}  // namespace fedgrid

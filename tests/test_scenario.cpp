@@ -1,0 +1,172 @@
+// Scenario loading and validation: every error names the file, the line and the key.
+#include <gtest/gtest.h>
+
+#include "sim/input_error.hpp"
+#include "sim/run.hpp"
+#include "sim/scenario.hpp"
+#include "tests/helpers.hpp"
+
+namespace fedgrid {
+namespace {
+
+InputProblem first_problem(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    Scenario s = load_scenario_text(yaml, "x.yaml", overrides);
+    check_scenario(s);
+  } catch (const InputError& e) {
+    return e.problems().front();
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return {};
+}
+
+TEST(Scenario, DefaultsComeFromTheKeyTable) {
+  Scenario s = load_scenario_text("platform: {hospitals: [{tier: weak}]}", "x.yaml");
+  EXPECT_EQ(s.seed, 42u);
+  EXPECT_EQ(s.model.arch, "cnn");
+  EXPECT_EQ(s.algorithm.name, "fedavg");
+  EXPECT_EQ(s.stop.rounds, 20);
+  EXPECT_DOUBLE_EQ(s.training.lr, 0.01);
+  EXPECT_EQ(s.platform.server_tier, "cloud");
+  EXPECT_EQ(s.platform.hospitals.at(0).count, 1);
+  EXPECT_FALSE(s.stop.target_accuracy.has_value());
+  EXPECT_EQ(s.output.dir, "results/scenario");
+}
+
+TEST(Scenario, BuiltInQuickstartMatchesTheIssue) {
+  Scenario s = builtin_quickstart();
+  EXPECT_EQ(s.name, "quickstart");
+  ASSERT_EQ(s.platform.hospitals.size(), 3u);
+  for (const auto& g : s.platform.hospitals) EXPECT_EQ(g.count, 3);
+  EXPECT_EQ(s.data.dataset, "fashion-mnist");
+  EXPECT_EQ(s.data.partition_scheme, "dirichlet");
+  EXPECT_DOUBLE_EQ(s.data.beta, 0.5);
+  EXPECT_EQ(s.model.arch, "cnn");
+  EXPECT_EQ(s.stop.rounds, 20);
+  EXPECT_NO_THROW(check_scenario(s));
+}
+
+TEST(Scenario, OverridesReplaceValues) {
+  Scenario s = builtin_quickstart({"training.lr=0.2", "platform.hospitals.1.count=5", "stop.target_accuracy=0.8"});
+  EXPECT_DOUBLE_EQ(s.training.lr, 0.2);
+  EXPECT_EQ(s.platform.hospitals[1].count, 5);
+  EXPECT_DOUBLE_EQ(*s.stop.target_accuracy, 0.8);
+}
+
+TEST(Scenario, MalformedYamlNamesTheLine) {
+  auto p = first_problem("name: a\nplatform: {hospitals: [\n  - x: [\n");
+  EXPECT_EQ(p.file, "x.yaml");
+  EXPECT_GT(p.line, 0);
+  EXPECT_NE(p.message.find("malformed YAML"), std::string::npos);
+}
+
+TEST(Scenario, UnknownKeySuggestsTheClosest) {
+  auto p = first_problem("name: a\ntraining:\n  lrr: 0.1\n");
+  EXPECT_EQ(p.line, 3);
+  EXPECT_EQ(p.key, "training.lrr");
+  EXPECT_NE(p.message.find("did you mean 'training.lr'"), std::string::npos) << p.message;
+}
+
+TEST(Scenario, WrongTypeIsReported) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ntraining:\n  batch_size: many\n");
+  EXPECT_EQ(p.line, 3);
+  EXPECT_EQ(p.key, "training.batch_size");
+  EXPECT_NE(p.message.find("expected integer"), std::string::npos) << p.message;
+}
+
+TEST(Scenario, NegativeCountIsReported) {
+  auto p = first_problem("platform:\n  hospitals:\n    - {count: -3, tier: weak}\n");
+  EXPECT_EQ(p.line, 3);
+  EXPECT_EQ(p.key, "platform.hospitals[0].count");
+  EXPECT_NE(p.message.find(">= 1"), std::string::npos) << p.message;
+}
+
+TEST(Scenario, MissingTierInAGroupIsReported) {
+  auto p = first_problem("platform:\n  hospitals:\n    - {count: 3}\n");
+  EXPECT_EQ(p.key, "platform.hospitals[0].tier");
+  EXPECT_NE(p.message.find("required"), std::string::npos);
+}
+
+TEST(Scenario, UnknownTierIsReported) {
+  auto p = first_problem("platform:\n  hospitals:\n    - {count: 3, tier: mighty}\n");
+  EXPECT_EQ(p.line, 3);
+  EXPECT_EQ(p.key, "platform.hospitals[0].tier");
+  EXPECT_NE(p.message.find("unknown tier 'mighty'"), std::string::npos) << p.message;
+}
+
+TEST(Scenario, UnknownAlgorithmIsReported) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\nalgorithm:\n  name: fedmagic\n");
+  EXPECT_EQ(p.line, 3);
+  EXPECT_EQ(p.key, "algorithm.name");
+  EXPECT_NE(p.message.find("fedavg"), std::string::npos) << p.message;
+}
+
+TEST(Scenario, EnumValuesAreChecked) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ndata:\n  partition: {scheme: zipf}\n");
+  EXPECT_EQ(p.key, "data.partition.scheme");
+  EXPECT_NE(p.message.find("iid, dirichlet, shards"), std::string::npos);
+}
+
+TEST(Scenario, SplitMustSumToOne) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ndata:\n  split: {train: 0.5, val: 0.1, test: 0.1}\n");
+  EXPECT_EQ(p.key, "data.split");
+  EXPECT_EQ(p.line, 3);
+}
+
+TEST(Scenario, NoHospitalsIsAnError) {
+  auto p = first_problem("name: empty\n");
+  EXPECT_EQ(p.key, "platform.hospitals");
+}
+
+TEST(Scenario, BadOverrideNamesTheFlag) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\n", {"training.epochz=3"});
+  EXPECT_EQ(p.file, "--set");
+  EXPECT_EQ(p.key, "training.epochz");
+}
+
+TEST(Scenario, EveryProblemIsListed) {
+  try {
+    load_scenario_text("platform: {hospitals: [{tier: weak}]}\nseeed: 1\ntraining: {lr: -1, momentum: x}\n", "x.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problems().size(), 3u) << e.what();
+  }
+}
+
+TEST(Scenario, MissingScenarioFile) {
+  try {
+    load_scenario("/nonexistent/s.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problems()[0].file, "/nonexistent/s.yaml");
+  }
+}
+
+TEST(Scenario, RosterAndXmlPathsResolve) {
+  Scenario s = load_scenario_text("platform: {roster: platforms/example_roster.csv}\n", "x.yaml");
+  EXPECT_TRUE(std::filesystem::exists(s.platform.roster)) << s.platform.roster;
+  EXPECT_NO_THROW(check_scenario(s));
+}
+
+TEST(Scenario, RosterErrorsNameLineAndColumn) {
+  const std::string dir = test::temp_dir("roster");
+  test::write_file(dir + "/r.csv", "name,tier,uplink_bps\nA,weak,\nB,strong,fast\n");
+  try {
+    check_scenario(load_scenario_text("platform: {roster: " + dir + "/r.csv}\n", "x.yaml"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problems()[0].line, 3);
+    EXPECT_EQ(e.problems()[0].key, "uplink_bps");
+  }
+  test::write_file(dir + "/r.csv", "name,tier\nA,weak\nB,giant\n");
+  try {
+    check_scenario(load_scenario_text("platform: {roster: " + dir + "/r.csv}\n", "x.yaml"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problems()[0].line, 3);
+    EXPECT_NE(e.problems()[0].message.find("giant"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace fedgrid
