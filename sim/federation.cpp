@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -205,6 +206,39 @@ void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::funct
   for (auto& a : actors) a->join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+void Federation::run_as_completed(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body,
+                                  const std::function<void(size_t)>& consume) {
+  auto mutex = sg4::Mutex::create();
+  auto ready = sg4::ConditionVariable::create();
+  std::deque<size_t> finished;
+  std::vector<std::exception_ptr> errors(hs.size());
+  std::vector<sg4::ActorPtr> actors;
+  for (size_t i = 0; i < hs.size(); ++i)
+    actors.push_back(sg4::Actor::create(hs[i]->name() + "/r" + std::to_string(round_), hs[i]->host(), [&, i] {
+      try {
+        body(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+      std::unique_lock lock(*mutex);
+      finished.push_back(i);
+      ready->notify_one();
+    }));
+  for (size_t consumed = 0; consumed < hs.size(); ++consumed) {
+    std::unique_lock lock(*mutex);
+    ready->wait(lock, [&] { return !finished.empty(); });
+    const size_t i = finished.front();
+    finished.pop_front();
+    lock.unlock();
+    if (errors[i]) {
+      for (auto& a : actors) a->join();
+      std::rethrow_exception(errors[i]);
+    }
+    consume(i);
+  }
+  for (auto& a : actors) a->join();
 }
 
 // ---------------------------------------------------------------- rounds

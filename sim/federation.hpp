@@ -96,6 +96,17 @@ class Federation {
     for (auto& s : slots) results.push_back(std::move(*s));
     return results;
   }
+  // Asynchronous schedules: starts `body(h)` for every hospital at once and hands each result
+  // to `on_result(h, result)` in the calling actor as soon as it is ready, in simulated
+  // completion order. `on_result` may itself send, train or charge server work.
+  template <class F, class G>
+  void as_completed(const std::vector<Hospital*>& hospitals, F&& body, G&& on_result) {
+    using R = decltype(body(*hospitals.front()));
+    std::vector<std::optional<R>> slots(hospitals.size());
+    run_as_completed(
+        hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
+        [&](size_t i) { on_result(*hospitals[i], std::move(*slots[i])); });
+  }
   // Server-side work: computes `work()` and charges `flops` on the server host.
   template <class F>
   auto on_server(double flops, F&& work) {
@@ -126,6 +137,8 @@ class Federation {
   friend class Hospital;
   Update train_on(Node& where, const Model& model, const data::Indices& samples, int epochs, int id);
   void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body);
+  void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
+                        const std::function<void(size_t)>& consume);
   void record(const Activity& a, const Node* from, const Node* to);
   void report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
                     const std::vector<std::optional<double>>& hospital_accuracy);

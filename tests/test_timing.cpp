@@ -3,6 +3,7 @@
 // every test in its own process; run directly, the second engine test of a process skips.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "algorithms/registry.hpp"
@@ -146,6 +147,28 @@ TEST(Timing, TwoUploadsSharingTheServerLinkTakeTwiceAsLong) {
   const double latency = kHospLat + kServerLat, transfer = double(bytes) * 8 / 1e6;
   EXPECT_NEAR(one, latency + transfer, 1e-9);
   EXPECT_NEAR(two, latency + 2 * transfer, 1e-9);
+}
+
+TEST(Timing, AsCompletedHandsResultsOverInCompletionOrder) {
+  REQUIRE_ENGINE();
+  Scenario s = timing_scenario(3, kFastBps);
+  std::vector<std::pair<int64_t, double>> seen;  // (samples, time the server got the result)
+  std::vector<int64_t> samples;
+  run_scenario(s, {false}, [&](Federation& fed) {
+    for (auto* h : fed.hospitals()) samples.push_back(h->train_samples());
+    Model m = fed.init_model();
+    fed.as_completed(
+        fed.hospitals(), [&](Hospital& h) { return h.train(m, 1); },
+        [&](Hospital&, Update u) { seen.push_back({u.samples, fed.now()}); });
+  });
+  // Same speed everywhere: the smallest hospital finishes first, each result arrives the
+  // moment its training ends (flops / speed).
+  std::sort(samples.begin(), samples.end());
+  ASSERT_EQ(seen.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(seen[i].first, samples[i]);
+    EXPECT_NEAR(seen[i].second, 424800.0 * double(samples[i]) / kHospSpeed, 1e-12);
+  }
 }
 
 // Per-hospital durations of a round, from the activities: download + train + upload.
