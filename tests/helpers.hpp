@@ -9,13 +9,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <vector>
+
 namespace fedgrid::test {
 
+// Removes every directory handed out by temp_dir when the test process exits.
+struct TempDirs {
+  std::vector<std::filesystem::path> dirs;
+  ~TempDirs() {
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+
 inline std::string temp_dir(const std::string& tag) {
+  static TempDirs made;
   auto dir = std::filesystem::temp_directory_path() /
              ("fedgrid-test-" + tag + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  made.dirs.push_back(dir);
   return dir.string();
 }
 
