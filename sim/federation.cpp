@@ -10,6 +10,7 @@
 #include <set>
 
 #include "data/rng.hpp"
+#include "sim/seed_streams.hpp"
 #include "sim/trainer.hpp"
 #include "sim/world.hpp"
 
@@ -22,8 +23,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Stream tags that keep the seeds of different purposes apart.
-enum Purpose : uint64_t { kTrain = 1, kSelect = 2, kOrder = 3 };
+using namespace seed_streams;
 
 struct HospitalStats {
   int64_t samples = 0;

@@ -17,6 +17,7 @@
 #include "sim/input_error.hpp"
 #include "sim/progress.hpp"
 #include "sim/recorder.hpp"
+#include "sim/seed_streams.hpp"
 #include "sim/trainer.hpp"
 #include "sim/world.hpp"
 
@@ -25,7 +26,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-enum SeedPurpose : uint64_t { kModelInit = 11, kPartition = 12, kSplit = 13, kSynthetic = 14 };
+using namespace seed_streams;
 
 models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shape, int classes) {
   return {s.model.arch, shape.channels, shape.height, shape.width, classes};

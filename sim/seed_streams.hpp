@@ -1,0 +1,18 @@
+#pragma once
+// The purposes random streams are derived for: mix_seed(scenario seed, purpose, ...). Kept in
+// one place so the bare-LibTorch benchmark can reproduce fedgrid's partition and initial model.
+#include <cstdint>
+
+namespace fedgrid::seed_streams {
+
+enum : uint64_t {
+  kTrain = 1,       // (hospital + 1, round): shuffling of a training job
+  kSelect = 2,      // (round): client sampling
+  kOrder = 3,       // (round): random relay order
+  kModelInit = 11,  // initial weights
+  kPartition = 12,  // dealing the training pool to hospitals
+  kSplit = 13,      // (hospital): its train/val/test split
+  kSynthetic = 14,  // the synthetic dataset
+};
+
+}  // namespace fedgrid::seed_streams
