@@ -37,6 +37,7 @@ struct HospitalStats {
 }  // namespace
 
 struct Federation::Impl {
+  std::vector<std::string> tiers;    // present among hospitals, in report order
   std::vector<HospitalStats> stats;  // this round, by hospital id
   int64_t round_bytes_up = 0, round_bytes_down = 0, round_messages = 0;
   RunSummary summary;
@@ -67,13 +68,16 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
                                          p.hospitals[i], &world.splits[i]));
   impl_->stats.resize(hospitals_.size());
 
-  RunInfo info{world.scenario.name, world.scenario.algorithm.name, world.scenario.seed, {}, {}};
+  // Tiers present among hospitals, in catalog order, then any only an XML platform names.
   std::set<std::string> present;
   for (const auto& h : hospitals_) present.insert(h->tier());
   for (const auto& t : world.catalog.tiers)
-    if (present.count(t.name)) info.tiers.push_back(t.name);
-  for (const auto& h : hospitals_)  // tiers only an XML or a roster knows of
-    if (std::find(info.tiers.begin(), info.tiers.end(), h->tier()) == info.tiers.end()) info.tiers.push_back(h->tier());
+    if (present.count(t.name)) impl_->tiers.push_back(t.name);
+  for (const auto& h : hospitals_)
+    if (std::find(impl_->tiers.begin(), impl_->tiers.end(), h->tier()) == impl_->tiers.end())
+      impl_->tiers.push_back(h->tier());
+
+  RunInfo info{world.scenario.name, world.scenario.algorithm.name, world.scenario.seed, impl_->tiers, {}};
   info.hosts.push_back(server_->name());
   for (const auto& h : hospitals_) info.hosts.push_back(h->name());
   for (auto* o : observers_) o->on_start(info);
@@ -332,13 +336,7 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down});
     if (hospital_accuracy[i]) by_tier[h.tier()].first += *hospital_accuracy[i], by_tier[h.tier()].second++;
   }
-  std::vector<std::string> tiers;
-  for (const auto& t : world_.catalog.tiers) tiers.push_back(t.name);
-  for (const auto& h : hospitals_)
-    if (std::find(tiers.begin(), tiers.end(), h->tier()) == tiers.end()) tiers.push_back(h->tier());
-  for (const auto& t : tiers) {
-    bool present = std::any_of(hospitals_.begin(), hospitals_.end(), [&](auto& h) { return h->tier() == t; });
-    if (!present) continue;
+  for (const auto& t : im.tiers) {
     auto it = by_tier.find(t);
     r.tier_accuracy.push_back({t, it == by_tier.end() ? std::nullopt
                                                       : std::optional<double>(it->second.first / it->second.second)});
