@@ -196,17 +196,34 @@ data::Indices Federation::pooled_train_indices() const {
   return all;
 }
 
-void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body) {
-  std::vector<std::exception_ptr> errors(hs.size());
+namespace {
+
+// One actor per hospital, on its host, running body(i); an exception is kept for the caller,
+// then `done(i)` runs in the actor either way.
+std::vector<sg4::ActorPtr> spawn_on_hospitals(const std::vector<Hospital*>& hs, int round,
+                                              std::vector<std::exception_ptr>& errors,
+                                              const std::function<void(size_t)>& body,
+                                              const std::function<void(size_t)>& done = {}) {
   std::vector<sg4::ActorPtr> actors;
   for (size_t i = 0; i < hs.size(); ++i)
-    actors.push_back(sg4::Actor::create(hs[i]->name() + "/r" + std::to_string(round_), hs[i]->host(), [&, i] {
+    // body and done by value: the callers' std::function temporaries die before the actors run.
+    actors.push_back(sg4::Actor::create(hs[i]->name() + "/r" + std::to_string(round), hs[i]->host(),
+                                        [&errors, body, done, i] {
       try {
         body(i);
       } catch (...) {
         errors[i] = std::current_exception();
       }
+      if (done) done(i);
     }));
+  return actors;
+}
+
+}  // namespace
+
+void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body) {
+  std::vector<std::exception_ptr> errors(hs.size());
+  auto actors = spawn_on_hospitals(hs, round_, errors, body);
   for (auto& a : actors) a->join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
@@ -218,18 +235,11 @@ void Federation::run_as_completed(const std::vector<Hospital*>& hs, const std::f
   auto ready = sg4::ConditionVariable::create();
   std::deque<size_t> finished;
   std::vector<std::exception_ptr> errors(hs.size());
-  std::vector<sg4::ActorPtr> actors;
-  for (size_t i = 0; i < hs.size(); ++i)
-    actors.push_back(sg4::Actor::create(hs[i]->name() + "/r" + std::to_string(round_), hs[i]->host(), [&, i] {
-      try {
-        body(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      std::unique_lock lock(*mutex);
-      finished.push_back(i);
-      ready->notify_one();
-    }));
+  auto actors = spawn_on_hospitals(hs, round_, errors, body, [&](size_t i) {
+    std::unique_lock lock(*mutex);
+    finished.push_back(i);
+    ready->notify_one();
+  });
   for (size_t consumed = 0; consumed < hs.size(); ++consumed) {
     std::unique_lock lock(*mutex);
     ready->wait(lock, [&] { return !finished.empty(); });
