@@ -6,14 +6,16 @@ namespace fedgrid::algorithms {
 
 Model weighted_average(const std::vector<Update>& updates) {
   if (updates.empty()) throw std::logic_error("weighted_average: no updates");
-  const size_t n = updates.front().model.weights.size();
+  const Model& first = updates.front().model;
+  const size_t n = first.weights.size();
   double total = 0;
   for (const auto& u : updates) {
-    if (u.model.weights.size() != n || !(u.model.spec == updates.front().model.spec))
+    if (u.model.weights.size() != n || u.model.values() != first.values() || !(u.model.spec == first.spec))
       throw std::logic_error("weighted_average: updates of different models");
     total += double(u.samples);
   }
   if (total <= 0) throw std::logic_error("weighted_average: updates carry no samples");
+  if (!first.holds_state()) return shape_only_model(first.spec, first.values());  // timing-only
   std::vector<double> sum(n, 0.0);
   for (const auto& u : updates) {
     const double w = double(u.samples) / total;
@@ -27,7 +29,7 @@ Model weighted_average(const std::vector<Update>& updates) {
 
 double weighted_average_flops(const std::vector<Update>& updates) {
   if (updates.empty()) return 0;
-  return 2.0 * double(updates.front().model.weights.size()) * double(updates.size());
+  return 2.0 * double(updates.front().model.values()) * double(updates.size());
 }
 
 }  // namespace fedgrid::algorithms

@@ -12,7 +12,7 @@ class Centralized : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     Model model = fed.init_model();
-    const data::Indices pool = fed.pooled_train_indices();
+    const TrainingSamples pool = fed.pooled_train_samples();
     for (int round = 1; !fed.done(round); ++round) {
       if (round == 1)
         fed.parallel(fed.hospitals(), [&](Hospital& h) {

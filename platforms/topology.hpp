@@ -31,14 +31,31 @@ struct Backbone {
 
 struct PlatformHosts {
   simgrid::s4u::Host* server = nullptr;
-  std::vector<simgrid::s4u::Host*> hospitals;  // in hospital id order
+  std::vector<simgrid::s4u::Host*> hospitals;  // in hospital id order (a cohort's members share one)
   std::vector<MachineSpec> hospital_specs;     // same order
   MachineSpec server_spec;
+  std::vector<int> representative;  // same order: the hospital whose host acts for this one (itself alone)
+  std::vector<int> cohort_size;     // same order: members of this hospital's cohort (1 alone)
 };
 
 // Star topology from machine specs. Must be called once, before the simulation runs.
+//
+// With `representative` (timing.cohorts), hospitals that share a representative are one host:
+// its flows to and from the server stand for k identical flows. Its route crosses the shared
+// links (backbone, server access links) k times, so SimGrid's max-min solver charges k times
+// its rate there, and once on its own access link: the rate it gets is exactly the rate each
+// of k separate flows would get under max-min sharing (CM02). Shared links then carry no
+// latency (it sits on separate latency links) so that k crossings do not multiply it. Cohort
+// hosts reach the server only (no hospital-to-hospital routes).
 PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<MachineSpec>& hospitals,
-                                  const Backbone& backbone);
+                                  const Backbone& backbone, const std::vector<int>& representative = {});
+
+// Most distinct hosts a cohort platform takes (its routing table grows as their square).
+constexpr size_t kMaxCohortHosts = 2000;
+
+// Cohorts for timing.cohorts: hospitals with equal machine figures and equal `samples` share a
+// representative (the first of them by index). Returns representative[i] for every hospital.
+std::vector<int> group_cohorts(const std::vector<MachineSpec>& hospitals, const std::vector<int64_t>& samples);
 
 // A user's SimGrid XML platform: the host named `server_host` is the server, every other
 // host a hospital (sorted by name) whose tier is its "tier" property. Speeds and links come

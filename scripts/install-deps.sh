@@ -9,7 +9,7 @@ packages=(
   libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libfccp-dev
   libeigen3-dev libboost-dev libgtest-dev libgmock-dev libzip-dev zlib1g-dev
   dataset-fashion-mnist
-  python3-matplotlib python3-pandas
+  python3-matplotlib python3-pandas python3-torch
 )
 
 missing=()

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "data/rng.hpp"
+#include "sim/input_error.hpp"
 #include "sim/seed_streams.hpp"
 #include "sim/trainer.hpp"
 #include "sim/world.hpp"
@@ -39,6 +40,7 @@ struct HospitalStats {
 struct Federation::Impl {
   std::vector<std::string> tiers;    // present among hospitals, in report order
   std::vector<HospitalStats> stats;  // this round, by hospital id
+  std::vector<int64_t> acting_for;   // by hospital id: its cohort's size while it acts for it, else 0
   int64_t round_bytes_up = 0, round_bytes_down = 0, round_messages = 0;
   RunSummary summary;
   std::optional<double> last_accuracy;
@@ -49,7 +51,7 @@ struct Federation::Impl {
 // ---------------------------------------------------------------- hospitals
 
 Update Hospital::train(const Model& model, int epochs) {
-  return fed_->train_on(*this, model, split_->train, epochs, id());
+  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id());
 }
 
 int64_t Hospital::raw_data_bytes() const {
@@ -63,10 +65,13 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
     : impl_(std::make_unique<Impl>()), world_(world), observers_(std::move(observers)) {
   const auto& p = world.platform;
   server_.reset(new Node(-1, p.server_spec.name, p.server_spec.tier, p.server));
+  const auto& fixed_samples = world.scenario.data.samples_per_hospital;
   for (size_t i = 0; i < p.hospitals.size(); ++i)
     hospitals_.emplace_back(new Hospital(this, int(i), p.hospital_specs[i].name, p.hospital_specs[i].tier,
-                                         p.hospitals[i], &world.splits[i]));
+                                         p.hospitals[i], &world.splits[i],
+                                         fixed_samples.value_or(int64_t(world.splits[i].train.size()))));
   impl_->stats.resize(hospitals_.size());
+  impl_->acting_for.assign(hospitals_.size(), 0);
 
   // Tiers present among hospitals, in catalog order, then any only an XML platform names.
   std::set<std::string> present;
@@ -115,18 +120,41 @@ std::vector<Hospital*> Federation::order(int round, Ordering ordering) {
   return all;
 }
 
-Model Federation::init_model() const { return Model{world_.spec, world_.initial_weights}; }
+Model Federation::init_model() const {
+  if (world_.scenario.training.timing_only) return shape_only_model(world_.spec, world_.cost.state_values);
+  return Model{world_.spec, world_.initial_weights};
+}
 
 double Federation::now() const { return sg4::Engine::get_clock(); }
 
 // ---------------------------------------------------------------- activities
 
-void Federation::record(const Activity& a, const Node* from, const Node* to) {
+int64_t Federation::multiplicity(const Node* node) const {
+  if (!node || node->is_server()) return 1;
+  return std::max<int64_t>(1, impl_->acting_for[size_t(node->id())]);
+}
+
+void Federation::check_alone(const Node& node) const {
+  if (node.is_server() || !world_.scenario.timing.cohorts) return;
+  const size_t id = size_t(node.id());
+  if (world_.platform.cohort_size[id] > 1 && impl_->acting_for[id] == 0)
+    throw world_.scenario.error_at(
+        "timing.cohorts", "hospital '" + node.name() + "' acted on its own, outside a parallel step of its whole cohort; "
+                          "this algorithm needs timing.cohorts: false");
+}
+
+void Federation::record(const Activity& activity, const Node* from, const Node* to) {
   auto& im = *impl_;
+  Activity a = activity;
+  const int64_t k = std::max(multiplicity(from), multiplicity(to));
+  // A cohort's activity is one row standing for k hospitals: "weak-1+9" = weak-1 and 9 more.
+  auto label = [](const Node* n, int64_t m) { return m > 1 ? n->name() + "+" + std::to_string(m - 1) : n->name(); };
+  if (from) a.host = label(from, multiplicity(from));
+  if (to) a.peer = label(to, multiplicity(to));
   if (a.kind == "send") {
-    ++im.round_messages;
-    if (from->is_server()) im.round_bytes_down += a.bytes;
-    else im.round_bytes_up += a.bytes;
+    im.round_messages += k;
+    if (from->is_server()) im.round_bytes_down += a.bytes * k;
+    else im.round_bytes_up += a.bytes * k;
     if (!from->is_server()) {
       auto& st = im.stats[size_t(from->id())];
       st.bytes_up += a.bytes, st.comm_s += a.end_s - a.start_s, st.took_part = true;
@@ -143,39 +171,54 @@ void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(fro
 
 void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
   if (&from == &to) return;  // nothing crosses a network
+  check_alone(from), check_alone(to);
+  if (world_.scenario.timing.cohorts && !from.is_server() && !to.is_server())
+    throw world_.scenario.error_at("timing.cohorts", "cohorts model traffic to and from the server only; '" +
+                                                         from.name() + "' sent to '" + to.name() + "'");
   const double start = now();
   sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
   record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_}, &from, &to);
 }
 
-Update Federation::train_on(Node& where, const Model& model, const data::Indices& samples, int epochs, int id) {
+Update Federation::train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples,
+                            int epochs, int id) {
   const auto& sc = world_.scenario;
-  TrainJob job{model.spec,
-               model.weights,
-               &world_.data.train,
-               &samples,
-               epochs,
-               sc.training.batch_size,
-               {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
-               mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_))};
-  // Submit first, then charge the simulated cost: hospitals that train in the same simulated
-  // window have all submitted before any of them blocks on its result.
-  auto future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
-  const double flops = models::model_cost(model.spec).train_flops() * double(samples.size()) * epochs;
+  const bool real = !sc.training.timing_only;
+  check_alone(where);
+  std::future<TrainOutcome> future;
+  if (real) {
+    TrainJob job{model.spec,
+                 &model.weights,
+                 &world_.data.train,
+                 &indices,
+                 epochs,
+                 sc.training.batch_size,
+                 {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
+                 mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_)),
+                 world_.device};
+    // Submit first, then charge the simulated cost: hospitals that train in the same simulated
+    // window have all submitted before any of them blocks on its result.
+    future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
+  }
+  const double flops = models::model_cost(model.spec).train_flops() * double(samples) * epochs;
   const double start = now();
   sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_}, &where, nullptr);
 
-  const auto t0 = std::chrono::steady_clock::now();
-  TrainOutcome out = future.get();
-  world_.perf.wait_training_s += seconds_since(t0);
-
+  Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0};
+  if (real) {
+    const auto t0 = std::chrono::steady_clock::now();
+    TrainOutcome out = future.get();
+    world_.perf.wait_training_s += seconds_since(t0);
+    update.model.weights = std::move(out.weights);
+    update.train_loss = out.mean_loss;
+  }
   if (!where.is_server()) {
     auto& st = impl_->stats[size_t(id)];
-    st.samples = int64_t(samples.size()), st.epochs += epochs, st.train_loss = out.mean_loss;
-    st.compute_s += now() - start, st.took_part = true;
+    st.samples = samples, st.epochs += epochs, st.compute_s += now() - start, st.took_part = true;
+    if (real) st.train_loss = update.train_loss;
   }
-  return Update{id, Model{model.spec, std::move(out.weights)}, int64_t(samples.size()), epochs, out.mean_loss};
+  return update;
 }
 
 void Federation::charge_server(double flops) {
@@ -185,27 +228,28 @@ void Federation::charge_server(double flops) {
   record({start, now(), server_->name(), "server", "", 0, flops, round_}, server_.get(), nullptr);
 }
 
-Update Federation::train_on_server(const Model& model, const data::Indices& samples, int epochs) {
-  return train_on(*server_, model, samples, epochs, -1);
+Update Federation::train_on_server(const Model& model, const TrainingSamples& samples, int epochs) {
+  return train_on(*server_, model, samples.indices, samples.count, epochs, -1);
 }
 
-data::Indices Federation::pooled_train_indices() const {
-  data::Indices all;
-  for (const auto& s : world_.splits) all.insert(all.end(), s.train.begin(), s.train.end());
-  std::sort(all.begin(), all.end());
-  return all;
+TrainingSamples Federation::pooled_train_samples() const {
+  TrainingSamples pool;
+  for (const auto& s : world_.splits) pool.indices.insert(pool.indices.end(), s.train.begin(), s.train.end());
+  std::sort(pool.indices.begin(), pool.indices.end());
+  for (const auto& h : hospitals_) pool.count += h->train_samples();
+  return pool;
 }
 
 namespace {
 
-// One actor per hospital, on its host, running body(i); an exception is kept for the caller,
-// then `done(i)` runs in the actor either way.
-std::vector<sg4::ActorPtr> spawn_on_hospitals(const std::vector<Hospital*>& hs, int round,
-                                              std::vector<std::exception_ptr>& errors,
+// One actor per acting hospital (indices `which` of `hs`), on its host, running body(i); an
+// exception is kept for the caller, then `done(i)` runs in the actor either way.
+std::vector<sg4::ActorPtr> spawn_on_hospitals(const std::vector<Hospital*>& hs, const std::vector<size_t>& which,
+                                              int round, std::vector<std::exception_ptr>& errors,
                                               const std::function<void(size_t)>& body,
                                               const std::function<void(size_t)>& done = {}) {
   std::vector<sg4::ActorPtr> actors;
-  for (size_t i = 0; i < hs.size(); ++i)
+  for (size_t i : which)
     // body and done by value: the callers' std::function temporaries die before the actors run.
     actors.push_back(sg4::Actor::create(hs[i]->name() + "/r" + std::to_string(round), hs[i]->host(),
                                         [&errors, body, done, i] {
@@ -221,23 +265,71 @@ std::vector<sg4::ActorPtr> spawn_on_hospitals(const std::vector<Hospital*>& hs, 
 
 }  // namespace
 
-void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body) {
+std::vector<size_t> Federation::acting(const std::vector<Hospital*>& hs, std::vector<std::vector<size_t>>& members) {
+  members.assign(hs.size(), {});
+  std::vector<size_t> out;
+  if (!world_.scenario.timing.cohorts) {  // everyone acts for themselves (even listed twice)
+    for (size_t i = 0; i < hs.size(); ++i) out.push_back(i), members[i] = {i};
+    return out;
+  }
+  const auto& p = world_.platform;
+  std::map<int, size_t> acting_index;  // representative id -> index in hs acting for its cohort
+  for (size_t i = 0; i < hs.size(); ++i) {
+    auto [it, first] = acting_index.emplace(p.representative[size_t(hs[i]->id())], i);
+    if (first) out.push_back(i);
+    members[it->second].push_back(i);
+  }
+  for (size_t i : out) {
+    const int size = p.cohort_size[size_t(hs[i]->id())];
+    if (int(members[i].size()) != size)
+      throw world_.scenario.error_at(
+          "timing.cohorts", "a parallel step took " + std::to_string(members[i].size()) + " of the " +
+                                std::to_string(size) + " hospitals of " + hs[i]->name() +
+                                "'s cohort (e.g. algorithm.fraction < 1); cohorts act whole: set timing.cohorts: false");
+    impl_->acting_for[size_t(hs[i]->id())] = int64_t(members[i].size());
+  }
+  return out;
+}
+
+void Federation::fan_out(const std::vector<Hospital*>& hs, size_t rep, const std::vector<size_t>& members,
+                         const FanOut& copy) {
+  const size_t rep_id = size_t(hs[rep]->id());
+  impl_->acting_for[rep_id] = 0;
+  for (size_t m : members) {
+    if (m == rep) continue;
+    copy(rep, m);
+    impl_->stats[size_t(hs[m]->id())] = impl_->stats[rep_id];
+  }
+}
+
+void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body,
+                              const FanOut& copy) {
+  std::vector<std::vector<size_t>> members;
+  const auto which = acting(hs, members);
   std::vector<std::exception_ptr> errors(hs.size());
-  auto actors = spawn_on_hospitals(hs, round_, errors, body);
+  auto actors = spawn_on_hospitals(hs, which, round_, errors, body);
   for (auto& a : actors) a->join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  for (size_t i : which) fan_out(hs, i, members[i], copy);
 }
 
 void Federation::run_as_completed(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body,
-                                  const std::function<void(size_t)>& consume) {
+                                  const FanOut& copy, const std::function<void(size_t)>& consume) {
+  std::vector<std::vector<size_t>> members;
+  const auto which = acting(hs, members);
   auto mutex = sg4::Mutex::create();
   auto ready = sg4::ConditionVariable::create();
   std::deque<size_t> finished;
   std::vector<std::exception_ptr> errors(hs.size());
-  auto actors = spawn_on_hospitals(hs, round_, errors, body, [&](size_t i) {
+  auto actors = spawn_on_hospitals(hs, which, round_, errors, body, [&](size_t i) {
     std::unique_lock lock(*mutex);
-    finished.push_back(i);
+    if (errors[i]) {
+      finished.push_back(i);
+    } else {
+      fan_out(hs, i, members[i], copy);  // a cohort finishes together: its members in index order
+      finished.insert(finished.end(), members[i].begin(), members[i].end());
+    }
     ready->notify_one();
   });
   for (size_t consumed = 0; consumed < hs.size(); ++consumed) {
@@ -273,17 +365,23 @@ bool Federation::evaluate_now(int round) const {
   return last || round % sc.output.eval_every == 0;
 }
 
+std::optional<double> Federation::surrogate_accuracy(int round) const {
+  return world_.surrogate ? world_.surrogate->at(round) : std::nullopt;
+}
+
 void Federation::end_round(int round, const Model& global) {
   std::optional<double> accuracy, loss;
   std::vector<std::optional<double>> per_hospital(hospitals_.size());
-  if (evaluate_now(round)) {
+  if (world_.scenario.training.timing_only) {
+    accuracy = surrogate_accuracy(round);
+  } else if (evaluate_now(round)) {
     const auto t0 = std::chrono::steady_clock::now();
     auto& ex = *world_.executor;
     auto global_eval = ex.submit([&] { return run_evaluation(global.spec, global.weights, world_.data.test, nullptr); });
     std::vector<std::future<EvalOutcome>> local;
     for (const auto& h : hospitals_)
       local.push_back(ex.submit([&, split = &h->split()] {
-        return run_evaluation(global.spec, global.weights, world_.data.train, &split->test);
+        return run_evaluation(global.spec, global.weights, world_.data.train, &split->test, world_.device);
       }));
     EvalOutcome g = global_eval.get();
     accuracy = g.accuracy, loss = g.loss;
@@ -299,13 +397,15 @@ void Federation::end_round(int round, const Model& global) {
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
   std::optional<double> accuracy, loss;
   std::vector<std::optional<double>> per_hospital(hospitals_.size());
-  if (evaluate_now(round)) {
+  if (world_.scenario.training.timing_only) {
+    accuracy = surrogate_accuracy(round);
+  } else if (evaluate_now(round)) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::future<EvalOutcome>> jobs;
     for (size_t i = 0; i < hospitals_.size(); ++i)
       jobs.push_back(world_.executor->submit([&, i] {
         return run_evaluation(local_models[i].spec, local_models[i].weights, world_.data.train,
-                              &hospitals_[i]->split().test);
+                              &hospitals_[i]->split().test, world_.device);
       }));
     double acc_sum = 0, loss_sum = 0;
     int scored = 0;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "data/partition.hpp"
@@ -45,8 +46,8 @@ class Node {
 
 class Hospital : public Node {
  public:
-  const data::HospitalSplit& split() const { return *split_; }
-  int64_t train_samples() const { return int64_t(split_->train.size()); }
+  const data::HospitalSplit& split() const { return *split_; }  // empty in timing-only runs without data
+  int64_t train_samples() const { return train_samples_; }
   // Trains `model` on this hospital's training split: real LibTorch work on the executor,
   // charged as compute on this hospital's host.
   Update train(const Model& model, int epochs);
@@ -55,14 +56,22 @@ class Hospital : public Node {
 
  private:
   Hospital(Federation* fed, int id, std::string name, std::string tier, simgrid::s4u::Host* host,
-           const data::HospitalSplit* split)
-      : Node(id, std::move(name), std::move(tier), host), fed_(fed), split_(split) {}
+           const data::HospitalSplit* split, int64_t train_samples)
+      : Node(id, std::move(name), std::move(tier), host), fed_(fed), split_(split), train_samples_(train_samples) {}
   friend class Federation;
   Federation* fed_;
   const data::HospitalSplit* split_;
+  int64_t train_samples_;
 };
 
 enum class Ordering { Fixed, Random };
+
+// The samples a training job covers: indices into the training pool, and how many (a
+// timing-only run with data.samples_per_hospital has the count but no indices).
+struct TrainingSamples {
+  data::Indices indices;
+  int64_t count = 0;
+};
 
 class Federation {
  public:
@@ -86,11 +95,14 @@ class Federation {
   void send_bytes(Node& from, Node& to, int64_t bytes);
   // Runs `body(h)` for every hospital concurrently, one simulated actor on each hospital's
   // host, and joins them. Results come back in the order of `hospitals`, never by completion.
+  // With timing.cohorts, `body` runs once per cohort, on its representative, and every other
+  // member gets a copy of the representative's result.
   template <class F>
   auto parallel(const std::vector<Hospital*>& hospitals, F&& body) {
     using R = decltype(body(*hospitals.front()));
     std::vector<std::optional<R>> slots(hospitals.size());
-    run_parallel(hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); });
+    run_parallel(hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
+                 [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); });
     std::vector<R> results;
     results.reserve(slots.size());
     for (auto& s : slots) results.push_back(std::move(*s));
@@ -105,6 +117,7 @@ class Federation {
     std::vector<std::optional<R>> slots(hospitals.size());
     run_as_completed(
         hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
+        [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); },
         [&](size_t i) { on_result(*hospitals[i], std::move(*slots[i])); });
   }
   // Server-side work: computes `work()` and charges `flops` on the server host.
@@ -116,8 +129,8 @@ class Federation {
   }
   void charge_server(double flops);
   // Trains on the server host over `samples` of the training pool (pooled data).
-  Update train_on_server(const Model& model, const data::Indices& samples, int epochs);
-  data::Indices pooled_train_indices() const;
+  Update train_on_server(const Model& model, const TrainingSamples& samples, int epochs);
+  TrainingSamples pooled_train_samples() const;  // every hospital's training samples
 
   // --- rounds
   // True once the run should stop before `round` (rounds, target accuracy, time budget).
@@ -135,10 +148,28 @@ class Federation {
 
  private:
   friend class Hospital;
-  Update train_on(Node& where, const Model& model, const data::Indices& samples, int epochs, int id);
-  void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body);
+  Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id);
+  std::optional<double> surrogate_accuracy(int round) const;
+  // A representative's result as a cohort member's: an Update names its hospital.
+  template <class R>
+  static R copy_for(const R& result, const Hospital& member) {
+    R copy = result;
+    if constexpr (std::is_same_v<R, Update>) copy.hospital = member.id();
+    return copy;
+  }
+  using FanOut = std::function<void(size_t from, size_t to)>;
+  // Indices of `hospitals` that act: all of them, or with cohorts one per cohort (each cohort
+  // must be whole in `hospitals`); members[i] lists who index i acts for.
+  std::vector<size_t> acting(const std::vector<Hospital*>& hospitals, std::vector<std::vector<size_t>>& members);
+  void fan_out(const std::vector<Hospital*>& hospitals, size_t rep, const std::vector<size_t>& members,
+               const FanOut& copy);
+  void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
+                    const FanOut& copy);
   void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
-                        const std::function<void(size_t)>& consume);
+                        const FanOut& copy, const std::function<void(size_t)>& consume);
+  // Hospitals a node's activity stands for: its cohort's size while it acts for the cohort.
+  int64_t multiplicity(const Node* node) const;
+  void check_alone(const Node& node) const;
   void record(const Activity& a, const Node* from, const Node* to);
   void report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
                     const std::vector<std::optional<double>>& hospital_accuracy);

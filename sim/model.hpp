@@ -11,10 +11,16 @@ namespace fedgrid {
 
 struct Model {
   models::ModelSpec spec;
-  std::vector<float> weights;
+  std::vector<float> weights;  // the whole state; empty in a timing-only run (shape only)
+  int64_t shape_values = 0;    // the state's size when `weights` is not held
+  int64_t values() const { return weights.empty() ? shape_values : int64_t(weights.size()); }
+  bool holds_state() const { return !weights.empty(); }
   // Exact bytes on the wire: every value as float32 plus the fixed message header.
-  int64_t payload_bytes() const { return int64_t(weights.size()) * 4 + models::kPayloadHeaderBytes; }
+  int64_t payload_bytes() const { return values() * 4 + models::kPayloadHeaderBytes; }
 };
+
+// A model of `values` state values that holds none (training.mode: timing-only).
+inline Model shape_only_model(const models::ModelSpec& spec, int64_t values) { return Model{spec, {}, values}; }
 
 // What a hospital returns from local training.
 struct Update {

@@ -124,8 +124,14 @@ void check_scenario(const Scenario& s) {
     throw s.error_at("platform.server.tier",
                      "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
   if (s.platform.xml.empty()) hospital_machines(s, catalog);
-  if (s.training.device == "cuda")
-    throw s.error_at("training.device", "this build has no CUDA support (Debian's LibTorch is CPU-only)");
+  if (!s.training.timing_only) {
+    try {
+      resolve_device(s.training.device);
+    } catch (const std::runtime_error& e) {
+      throw s.error_at("training.device", e.what());
+    }
+  }
+  if (!s.training.surrogate.empty()) AccuracyCurve::load(s.training.surrogate);
   if (s.data.dataset != "synthetic") {
     try {
       data::check_idx_dir(s.data.dataset == "fashion-mnist" ? data::kFashionMnistDir : s.data.dataset.substr(4));
@@ -160,28 +166,48 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
   World world;
   world.scenario = s;
   world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
-  if (!s.platform.xml.empty()) {
+  std::vector<platforms::MachineSpec> machines;
+  if (!s.platform.xml.empty())
     world.platform = platforms::load_xml_platform(s.platform.xml, s.platform.server_host, world.catalog);
-  } else {
-    auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
-    world.platform = platforms::build_star_platform(server, hospital_machines(s, world.catalog),
-                                                    {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s});
-  }
-  const int n = int(world.platform.hospitals.size());
+  else
+    machines = hospital_machines(s, world.catalog);
+  const int n = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
 
   world.data = load_dataset(s);
-  data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
-                            mix_seed(s.seed, kPartition)};
-  std::vector<data::Indices> held;
-  try {
-    held = data::partition(world.data.train.labels, world.data.train.num_classes, n, po);
-  } catch (const std::invalid_argument& e) {
-    throw s.error_at("data.partition", e.what());
+  if (s.data.samples_per_hospital) {
+    world.splits.resize(size_t(n));  // timing-only: every hospital holds a count, no samples
+  } else {
+    data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
+                              mix_seed(s.seed, kPartition)};
+    std::vector<data::Indices> held;
+    try {
+      held = data::partition(world.data.train.labels, world.data.train.num_classes, n, po);
+    } catch (const std::invalid_argument& e) {
+      throw s.error_at("data.partition", e.what());
+    }
+    for (int h = 0; h < n; ++h)
+      world.splits.push_back(data::split_stratified(held[size_t(h)], world.data.train.labels,
+                                                    {s.data.split_train, s.data.split_val, s.data.split_test},
+                                                    mix_seed(s.seed, kSplit, uint64_t(h))));
   }
-  for (int h = 0; h < n; ++h)
-    world.splits.push_back(data::split_stratified(held[size_t(h)], world.data.train.labels,
-                                                  {s.data.split_train, s.data.split_val, s.data.split_test},
-                                                  mix_seed(s.seed, kSplit, uint64_t(h))));
+  if (s.platform.xml.empty()) {
+    // The star is built once the sample counts are known: with cohorts they decide who is identical.
+    std::vector<int> representative;
+    if (s.timing.cohorts) {
+      std::vector<int64_t> samples;
+      for (const auto& split : world.splits)
+        samples.push_back(s.data.samples_per_hospital.value_or(int64_t(split.train.size())));
+      representative = platforms::group_cohorts(machines, samples);
+    }
+    auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
+    world.platform = platforms::build_star_platform(
+        server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
+  }
+  if (s.training.timing_only) {
+    // No tensors in a timing-only run: keep the shape and sample counts, drop the pixels.
+    world.data.train.images = {};
+    world.data.test.images = {};
+  }
 
   world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
   try {
@@ -189,12 +215,17 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
   } catch (const std::invalid_argument& e) {
     throw s.error_at("model.arch", e.what());
   }
-  world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
-
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
+  if (s.training.timing_only) {
+    if (!s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
+    world.perf.workers = 0;  // nothing to compute for real
+  } else {
+    world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
+    world.device = resolve_device(s.training.device);
+    world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
+  }
   world.perf.threads_per_worker =
-      s.training.threads_per_worker > 0 ? s.training.threads_per_worker : std::max(1, cores / world.perf.workers);
+      s.training.threads_per_worker > 0 ? s.training.threads_per_worker : std::max(1, cores / std::max(1, world.perf.workers));
   world.executor = std::make_unique<Executor>(world.perf.workers,
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

@@ -46,11 +46,17 @@ class Validator {
       : file_(std::move(file)), overridden_(std::move(overridden)) {}
 
   void check_map(const YAML::Node& map, const std::string& prefix, const std::string& concrete) {
+    std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string key = it->first.as<std::string>();
       const std::string path = prefix.empty() ? key : prefix + "." + key;
       const std::string where = concrete.empty() ? key : concrete + "." + key;
       const int line = line_of(it->first, where);
+      // yaml-cpp keeps both entries of a repeated key and reads the first: say so, never pick one.
+      if (!seen.insert(key).second) {
+        add(line, where, "given twice in the same mapping (merge the two)", where);
+        continue;
+      }
       lines_[where] = line;
       const KeyDecl* decl = find_key(path);
       if (!decl) {
@@ -291,10 +297,13 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   d.synthetic_height = r.get<int>("data.synthetic.height");
   d.synthetic_width = r.get<int>("data.synthetic.width");
   d.synthetic_noise = r.get<double>("data.synthetic.noise");
+  d.samples_per_hospital = r.maybe<int64_t>("data.samples_per_hospital");
 
   s.model.arch = r.get<std::string>("model.arch");
 
   auto& t = s.training;
+  t.timing_only = r.get<std::string>("training.mode") == "timing-only";
+  if (auto surrogate = r.maybe<std::string>("training.surrogate")) t.surrogate = resolve_path(*surrogate, file);
   t.optimizer = r.get<std::string>("training.optimizer");
   t.lr = r.get<double>("training.lr");
   t.momentum = r.get<double>("training.momentum");
@@ -315,6 +324,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
 
   s.timing.compute = r.get<std::string>("timing.compute");
   s.timing.network = r.get<std::string>("timing.network");
+  s.timing.cohorts = r.get<bool>("timing.cohorts");
 
   auto dir = r.maybe<std::string>("output.dir");
   s.output.dir = dir ? *dir : "results/" + s.name;
@@ -335,6 +345,18 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   const std::string& ds = d.dataset;
   if (ds != "synthetic" && ds != "fashion-mnist" && ds.rfind("idx:", 0) != 0)
     problems.push_back(s.error_at("data.dataset", "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir>)").problems()[0]);
+  auto timing_only_key = [&](const std::string& key, bool set) {
+    if (set && !t.timing_only)
+      problems.push_back(s.error_at(key, "needs training.mode: timing-only (a real run trains on real data)").problems()[0]);
+  };
+  timing_only_key("training.surrogate", !t.surrogate.empty());
+  timing_only_key("data.samples_per_hospital", d.samples_per_hospital.has_value());
+  timing_only_key("timing.cohorts", s.timing.cohorts);
+  if (s.timing.cohorts && s.timing.network != "cm02")
+    problems.push_back(s.error_at("timing.cohorts", "needs timing.network: cm02 (under LV08 a representative's RTT weight "
+                                                    "would differ from its members')").problems()[0]);
+  if (s.timing.cohorts && !p.xml.empty())
+    problems.push_back(s.error_at("timing.cohorts", "works on the built-in star platform, not on platform.xml").problems()[0]);
   if (!problems.empty()) throw InputError(problems);
   return s;
 }

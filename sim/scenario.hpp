@@ -45,6 +45,7 @@ struct Scenario {
     int64_t synthetic_train = 2000, synthetic_test = 500;
     int synthetic_classes = 10, synthetic_channels = 1, synthetic_height = 28, synthetic_width = 28;
     double synthetic_noise = 1.0;
+    std::optional<int64_t> samples_per_hospital;  // timing-only: instead of a partition
   } data;
 
   struct Model {
@@ -52,6 +53,8 @@ struct Scenario {
   } model;
 
   struct Training {
+    bool timing_only = false;  // training.mode: timing-only
+    std::string surrogate;     // resolved path or empty
     std::string optimizer;
     double lr = 0.01, momentum = 0.9, weight_decay = 0;
     int batch_size = 32, local_epochs = 1;
@@ -74,6 +77,7 @@ struct Scenario {
   struct Timing {
     std::string compute;
     std::string network;
+    bool cohorts = false;
   } timing;
 
   struct Output {

@@ -41,6 +41,7 @@ std::vector<KeyDecl> build() {
       {"data.split.train", T::Float, "0.7", "Share of a hospital's samples used for training", {}, 0, 1},
       {"data.split.val", T::Float, "0.1", "Share kept for validation", {}, 0, 1},
       {"data.split.test", T::Float, "0.2", "Share kept for the hospital's own test", {}, 0, 1},
+      {"data.samples_per_hospital", T::Int, none, "training.mode timing-only: every hospital holds this many training samples; no dataset is partitioned", {}, 1},
       {"data.synthetic", T::Map, none, "Options of the synthetic dataset"},
       {"data.synthetic.train_samples", T::Int, "2000", "Training pool size", {}, 1},
       {"data.synthetic.test_samples", T::Int, "500", "Global test set size", {}, 1},
@@ -54,6 +55,8 @@ std::vector<KeyDecl> build() {
       {"model.arch", T::String, "cnn", "cnn | lenet5 | mlp (see `fedgrid list models`)", {"cnn", "lenet5", "mlp"}},
 
       {"training", T::Map, none, "Local training"},
+      {"training.mode", T::String, "real", "real (LibTorch trains) | timing-only (protocol, transfers and compute charges; no tensors, no data)", {"real", "timing-only"}},
+      {"training.surrogate", T::String, none, "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round"},
       {"training.optimizer", T::String, "sgd", "sgd | adam", {"sgd", "adam"}},
       {"training.lr", T::Float, "0.01", "Learning rate", {}, 0, {}, true},
       {"training.momentum", T::Float, "0.9", "SGD momentum", {}, 0},
@@ -77,6 +80,8 @@ std::vector<KeyDecl> build() {
       {"timing", T::Map, none, "How simulated time is charged"},
       {"timing.compute", T::String, "flops", "Compute cost model: flops (analytic FLOPs / host speed)", {"flops"}},
       {"timing.network", T::String, "default", "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth)", {"default", "cm02"}},
+
+      {"timing.cohorts", T::Bool, "false", "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links"},
 
       {"output", T::Map, none, "Where and what to write"},
       {"output.dir", T::String, none, "Output directory (default: results/<name>)"},

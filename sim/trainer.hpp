@@ -16,15 +16,20 @@ struct OptimizerConfig {
   double lr = 0.01, momentum = 0.9, weight_decay = 0;
 };
 
+// Where LibTorch computes: training.device resolved once per run (resolve_device).
+enum class ComputeDevice { Cpu, Cuda };
+
 struct TrainJob {
   models::ModelSpec spec;
-  std::vector<float> weights;
+  const std::vector<float>* weights = nullptr;  // the starting state; the caller keeps it alive
+                                                // until the job's result is taken (no copy per job)
   const data::Dataset* dataset = nullptr;
   const data::Indices* indices = nullptr;  // samples to train on
   int epochs = 1;
   int batch_size = 32;
   OptimizerConfig optimizer;
   uint64_t seed = 0;  // shuffling order of every epoch
+  ComputeDevice device = ComputeDevice::Cpu;
 };
 
 struct TrainOutcome {
@@ -41,7 +46,13 @@ struct EvalOutcome {
 TrainOutcome run_training(const TrainJob& job);
 // `indices` null = the whole dataset.
 EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<float>& weights,
-                           const data::Dataset& dataset, const data::Indices* indices);
+                           const data::Dataset& dataset, const data::Indices* indices,
+                           ComputeDevice device = ComputeDevice::Cpu);
+
+// training.device -> a device: "auto" is cuda when this LibTorch build sees a GPU, else cpu.
+// Throws std::runtime_error for "cuda" when there is none.
+ComputeDevice resolve_device(const std::string& setting);
+bool cuda_available();
 
 // Initial weights, drawn from torch's generator after seeding it. Call from one thread, before
 // any job runs: torch's default generator is global (see notes/dependencies.md).

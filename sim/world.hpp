@@ -11,6 +11,8 @@
 #include "platforms/topology.hpp"
 #include "sim/executor.hpp"
 #include "sim/scenario.hpp"
+#include "sim/surrogate.hpp"
+#include "sim/trainer.hpp"
 
 namespace fedgrid {
 
@@ -31,7 +33,9 @@ struct World {
   std::vector<data::HospitalSplit> splits;  // by hospital id
   models::ModelSpec spec;
   models::ModelCost cost;
-  std::vector<float> initial_weights;
+  std::vector<float> initial_weights;  // empty in timing-only runs
+  ComputeDevice device = ComputeDevice::Cpu;
+  std::optional<AccuracyCurve> surrogate;  // timing-only: training.surrogate
   std::unique_ptr<Executor> executor;
   PerfCounters perf;
 };

@@ -11,6 +11,8 @@
 
 #include <vector>
 
+#include <gtest/gtest.h>
+
 namespace fedgrid::test {
 
 // Removes every directory handed out by temp_dir when the test process exits.
@@ -56,6 +58,30 @@ inline CommandResult run_fedgrid(const std::string& args) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs `yaml` (+ --set overrides) into a fresh directory; returns the directory.
+inline std::string run_ok(const std::string& tag, const std::string& yaml, const std::string& sets = "") {
+  const std::string dir = temp_dir(tag);
+  write_file(dir + "/s.yaml", yaml);
+  auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out " + sets);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return dir + "/out";
+}
+
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+inline std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string c; std::getline(ss, c, ',');) out.push_back(c);
+  if (!line.empty() && line.back() == ',') out.push_back("");
+  return out;
 }
 
 // A small, fast federation on synthetic data: the base most tests override.

@@ -12,29 +12,9 @@ namespace {
 using test::read_file;
 using test::run_fedgrid;
 
-// Runs `yaml` (+ --set overrides) into a fresh directory; returns the directory.
-std::string run_ok(const std::string& tag, const std::string& yaml, const std::string& sets = "") {
-  const std::string dir = test::temp_dir(tag);
-  test::write_file(dir + "/s.yaml", yaml);
-  auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out " + sets);
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  return dir + "/out";
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string l; std::getline(ss, l);) out.push_back(l);
-  return out;
-}
-
-std::vector<std::string> cells(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  for (std::string c; std::getline(ss, c, ',');) out.push_back(c);
-  if (!line.empty() && line.back() == ',') out.push_back("");
-  return out;
-}
+using test::cells;
+using test::lines;
+using test::run_ok;
 
 const char* kDeterministicFiles[] = {"rounds.csv", "hospitals.csv", "events.csv", "summary.json"};
 

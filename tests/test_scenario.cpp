@@ -60,6 +60,13 @@ TEST(Scenario, MalformedYamlNamesTheLine) {
   EXPECT_NE(p.message.find("malformed YAML"), std::string::npos);
 }
 
+TEST(Scenario, AKeyGivenTwiceIsReported) {
+  auto p = first_problem("name: a\nstop: {rounds: 3}\nplatform: {hospitals: [{tier: weak}]}\nstop: {rounds: 9}\n");
+  EXPECT_EQ(p.line, 4);
+  EXPECT_EQ(p.key, "stop");
+  EXPECT_NE(p.message.find("given twice"), std::string::npos) << p.message;
+}
+
 TEST(Scenario, UnknownKeySuggestsTheClosest) {
   auto p = first_problem("name: a\ntraining:\n  lrr: 0.1\n");
   EXPECT_EQ(p.line, 3);

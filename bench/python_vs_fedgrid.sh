@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# fedgrid's whole-process time against the same federation written the way the seed papers'
+# authors write it (bench/python_fedavg.py: a Python loop over hospitals, per-sample Dataset,
+# DataLoader, deepcopy + state_dict averaging, PyTorch on all cores). Same work on both sides:
+# 8 hospitals, cnn, Fashion-MNIST iid, train share 0.7 of each hospital's data, SGD lr 0.01
+# momentum 0.9, batch 32, 1 local epoch, inputs normalised with the train-set mean/std, scored
+# on the 10,000 test images after the last round only. fedgrid runs exactly as in
+# overhead_vs_bare.sh (2 workers x 1 torch thread); Python runs the hospitals one after the other
+# with torch.set_num_threads(2). Both are timed from outside, start to exit (Python's per-round
+# times follow its line). speed-up = python wall / fedgrid wall.
+# usage: bench/python_vs_fedgrid.sh [ROUNDS] [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+build=${2:-build}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+seconds() { /usr/bin/python3 -c 'import sys,time; print(time.time())'; }
+t0=$(seconds)
+"$build/fedgrid" run scenarios/quickstart.yaml --out "$out/fedgrid" --log-level warn \
+  --set stop.rounds="$rounds" --set output.eval_every="$rounds" --set output.trace=false \
+  --set data.partition.scheme=iid --set 'platform.hospitals=[{count: 8, tier: medium}]' \
+  --set training.workers=2 --set training.threads_per_worker=1 >/dev/null
+t1=$(seconds)
+python=$(/usr/bin/python3 bench/python_fedavg.py --hospitals 8 --rounds "$rounds" --seed 42 --threads 2 -v \
+  2>"$out/python_rounds.txt")
+t2=$(seconds)
+echo "$python"
+cat "$out/python_rounds.txt"
+
+/usr/bin/python3 - "$out" "$t0" "$t1" "$t2" "$python" <<'PY'
+import csv, sys
+out, t0, t1, t2, python = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5]
+rows = list(csv.DictReader(open(f"{out}/fedgrid/rounds.csv")))
+fed_acc = float(rows[-1]["accuracy"])
+py_acc = float(python.split("accuracy ")[1].split(",")[0])
+fed, py_wall = t1 - t0, t2 - t1
+print(f"fedgrid {fed:.2f} s (accuracy {fed_acc:.4f}), python {py_wall:.2f} s (accuracy {py_acc:.4f}): "
+      f"speed-up python/fedgrid = {py_wall / fed:.2f}x")
+PY
