@@ -1,6 +1,7 @@
 // The command line's contract: exit codes 0/1/2, and bad input named by file, line and key.
 #include <gtest/gtest.h>
 
+#include "sim/trainer.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {
@@ -53,6 +54,19 @@ TEST(Cli, UnknownAlgorithm) {
 TEST(Cli, UnknownTier) {
   expect_bad_input("tier", "platform:\n  hospitals:\n    - {count: 2, tier: huge}\n",
                    {"bad.yaml:3:", "key 'platform.hospitals[0].tier'", "unknown tier 'huge'"});
+}
+
+TEST(Cli, CudaWithoutAGpuIsAnInputError) {
+  if (cuda_available()) GTEST_SKIP() << "this LibTorch sees a GPU";
+  std::string yaml = test::tiny_scenario("cuda");
+  yaml.replace(yaml.find("training: {"), 11, "training: {device: cuda, ");
+  expect_bad_input("cuda", yaml, {"bad.yaml:", "key 'training.device'", "no CUDA device"});
+  // auto falls back to the CPU.
+  yaml.replace(yaml.find("device: cuda"), 12, "device: auto");
+  const std::string dir = test::temp_dir("auto-device");
+  test::write_file(dir + "/s.yaml", yaml);
+  auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out --set stop.rounds=1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST(Cli, ModelTooBigForTheImages) {
