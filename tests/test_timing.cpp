@@ -171,6 +171,35 @@ TEST(Timing, AsCompletedHandsResultsOverInCompletionOrder) {
   }
 }
 
+TEST(Timing, CohortsHandEveryMemberItsResultWhenTheCohortFinishes) {
+  REQUIRE_ENGINE();
+  Scenario s = timing_scenario(1, kFastBps);
+  s = load_scenario_text(test::tiny_scenario("cohort-timing"), "<cohort test>",
+                         {"platform.tiers=" + s.platform.tiers_file, "platform.server.tier=srv",
+                          "platform.hospitals=[{count: 3, tier: hosp}, {count: 2, tier: hosp, name: fast, speed_flops: 2e9}]",
+                          "timing.network=cm02", "training.mode=timing-only", "timing.cohorts=true",
+                          "data.samples_per_hospital=100", "output.dir=" + s.output.dir});
+  std::vector<std::pair<int, double>> seen;
+  run_scenario(s, {false}, [&](Federation& fed) {
+    Model m = fed.init_model();
+    fed.as_completed(
+        fed.hospitals(), [&](Hospital& h) { return h.train(m, 1); },
+        [&](Hospital& h, Update u) {
+          EXPECT_EQ(u.hospital, h.id());
+          seen.push_back({u.hospital, fed.now()});
+        });
+  });
+  // mlp on 12x12: 424,800 training FLOPs per sample; the fast cohort (ids 3, 4) finishes first.
+  const double flops = 424800.0 * 100;
+  const std::vector<std::pair<int, double>> expected{
+      {3, flops / 2e9}, {4, flops / 2e9}, {0, flops / kHospSpeed}, {1, flops / kHospSpeed}, {2, flops / kHospSpeed}};
+  ASSERT_EQ(seen.size(), expected.size());
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].first, expected[i].first) << i;
+    EXPECT_NEAR(seen[i].second, expected[i].second, 1e-12) << i;
+  }
+}
+
 // Per-hospital durations of a round, from the activities: download + train + upload.
 std::map<std::string, double> per_hospital_chain(const std::vector<Activity>& acts) {
   std::map<std::string, double> chain;
