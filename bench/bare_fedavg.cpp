@@ -65,11 +65,13 @@ int main(int argc, char** argv) {
   data::PartitionOptions po;
   po.scheme = "iid", po.seed = mix_seed(seed, seed_streams::kPartition);
   auto held = data::partition(data.train.labels, 10, hospitals, po);
-  std::vector<data::Indices> train;
-  for (int h = 0; h < hospitals; ++h)
-    train.push_back(data::split_stratified(held[size_t(h)], data.train.labels, {},
-                                           mix_seed(seed, seed_streams::kSplit, uint64_t(h)))
-                        .train);
+  std::vector<data::Indices> train, test;
+  for (int h = 0; h < hospitals; ++h) {
+    auto split = data::split_stratified(held[size_t(h)], data.train.labels, {},
+                                        mix_seed(seed, seed_streams::kSplit, uint64_t(h)));
+    train.push_back(std::move(split.train));
+    test.push_back(std::move(split.test));
+  }
   const models::ModelSpec spec{"cnn", 1, 28, 28, 10};
   torch::manual_seed(mix_seed(seed, seed_streams::kModelInit));
   std::vector<float> global = models::flatten_state(*models::make_net(spec));
@@ -93,13 +95,31 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < sum.size(); ++i) global[i] = float(sum[i]);
   }
 
+  // Scored as fedgrid scores the last round: the global test set and every hospital's own test
+  // split, in batches of 1,000, on every core.
   torch::NoGradGuard no_grad;
+  torch::set_num_threads(workers * threads);
   auto net = models::make_net(spec);
   models::load_state(*net, global);
   net->eval();
-  auto x = torch::from_blob(data.test.images.data(), {data.test.size(), 1, 28, 28});
-  auto y = torch::from_blob(data.test.labels.data(), {data.test.size()}, torch::kInt64);
-  const double accuracy = net->forward(x).argmax(1).eq(y).to(torch::kFloat64).mean().item<double>();
+  auto count_correct = [&](const data::Dataset& d, const data::Indices* subset) {
+    auto x = torch::from_blob(const_cast<float*>(d.images.data()), {d.size(), 1, 28, 28});
+    auto y = torch::from_blob(const_cast<int64_t*>(d.labels.data()), {d.size()}, torch::kInt64);
+    const int64_t n = subset ? int64_t(subset->size()) : d.size();
+    int64_t correct = 0;
+    for (int64_t start = 0; start < n; start += 1000) {
+      const int64_t len = std::min<int64_t>(1000, n - start);
+      torch::Tensor xb = x.narrow(0, start, len), yb = y.narrow(0, start, len);
+      if (subset) {
+        auto idx = torch::from_blob(const_cast<int64_t*>(subset->data()) + start, {len}, torch::kInt64);
+        xb = x.index_select(0, idx), yb = y.index_select(0, idx);
+      }
+      correct += net->forward(xb).argmax(1).eq(yb).sum().item<int64_t>();
+    }
+    return correct;
+  };
+  const double accuracy = double(count_correct(data.test, nullptr)) / double(data.test.size());
+  for (const auto& t : test) (void)count_correct(data.train, &t);  // per-hospital accuracy, as fedgrid reports
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("bare_fedavg: %d hospitals, %d rounds, accuracy %.6f, wall %.2f s\n", hospitals, rounds, accuracy, wall);
   return 0;

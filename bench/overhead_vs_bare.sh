@@ -10,12 +10,9 @@ build=${2:-build}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-seconds() { /usr/bin/python3 -c 'import sys,time; print(time.time())'; }
+source bench/fedavg8_common.sh
 t0=$(seconds)
-"$build/fedgrid" run scenarios/quickstart.yaml --out "$out/fedgrid" --log-level warn \
-  --set stop.rounds="$rounds" --set output.eval_every="$rounds" --set output.trace=false \
-  --set data.partition.scheme=iid --set 'platform.hospitals=[{count: 8, tier: medium}]' \
-  --set training.workers=2 --set training.threads_per_worker=1 >/dev/null
+run_fedgrid_fedavg8 "$build" "$out/fedgrid" "$rounds"
 t1=$(seconds)
 bare=$("$build/bare_fedavg" 8 "$rounds" 2 1 42)
 t2=$(seconds)

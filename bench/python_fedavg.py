@@ -12,7 +12,7 @@
 # images after the last round. Pixels go through ToTensor + Normalize(train mean, train std),
 # as fedgrid's reader does.
 #
-# usage: bench/python_fedavg.py [--hospitals 8] [--rounds 3] [--seed 42] [--threads 2] [-v]
+# usage: bench/python_fedavg.py [--hospitals 8] [--rounds 3] [--seed 42] [--threads 2 (0: torch default)] [-v]
 # prints: python: H hospitals, R rounds, wall X s, accuracy A
 # -v also prints each round's wall time to stderr.
 import time
@@ -135,7 +135,8 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
 
-    torch.set_num_threads(args.threads)
+    if args.threads > 0:  # 0: torch's own default, as an unmodified research script runs
+        torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
 

@@ -8,22 +8,22 @@
 # overhead_vs_bare.sh (2 workers x 1 torch thread); Python runs the hospitals one after the other
 # with torch.set_num_threads(2). Both are timed from outside, start to exit (Python's per-round
 # times follow its line). speed-up = python wall / fedgrid wall.
-# usage: bench/python_vs_fedgrid.sh [ROUNDS] [BUILD_DIR]
+# PY_THREADS (default 2) sets torch.set_num_threads in the Python loop; 0 leaves torch's own
+# default, which is what an unmodified research script gets (1 thread on this machine).
+# usage: bench/python_vs_fedgrid.sh [ROUNDS] [BUILD_DIR] [PY_THREADS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 build=${2:-build}
+py_threads=${3:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-seconds() { /usr/bin/python3 -c 'import sys,time; print(time.time())'; }
+source bench/fedavg8_common.sh
 t0=$(seconds)
-"$build/fedgrid" run scenarios/quickstart.yaml --out "$out/fedgrid" --log-level warn \
-  --set stop.rounds="$rounds" --set output.eval_every="$rounds" --set output.trace=false \
-  --set data.partition.scheme=iid --set 'platform.hospitals=[{count: 8, tier: medium}]' \
-  --set training.workers=2 --set training.threads_per_worker=1 >/dev/null
+run_fedgrid_fedavg8 "$build" "$out/fedgrid" "$rounds"
 t1=$(seconds)
-python=$(/usr/bin/python3 bench/python_fedavg.py --hospitals 8 --rounds "$rounds" --seed 42 --threads 2 -v \
+python=$(/usr/bin/python3 bench/python_fedavg.py --hospitals 8 --rounds "$rounds" --seed 42 --threads "$py_threads" -v \
   2>"$out/python_rounds.txt")
 t2=$(seconds)
 echo "$python"
