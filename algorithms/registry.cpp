@@ -5,6 +5,8 @@ namespace fedgrid::algorithms {
 const std::vector<AlgorithmInfo>& registry() {
   static const std::vector<AlgorithmInfo> all = {
       {"fedavg", "FedAvg (McMahan et al. 2017): parallel rounds, sample-weighted averaging, client fraction", make_fedavg},
+      {"fedprox", "FedProx (Li et al. 2020): FedAvg with the proximal term (mu/2)||w - w_global||^2 in local training", make_fedprox},
+      {"unifed", "UniFed (Hassani & Rekik 2024): loss-slope ordered relay with validation-stopped visits, mixed with a server-trained model", make_unifed},
       {"fedseq", "FedSeq: one model relayed through the server, hospital by hospital", make_fedseq},
       {"local", "Local: every hospital trains alone, no communication (lower bound)", make_local},
       {"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)", make_centralized},

@@ -28,6 +28,8 @@ std::string algorithm_names();
 
 // Factories, defined in each algorithm's file.
 std::unique_ptr<Algorithm> make_fedavg();
+std::unique_ptr<Algorithm> make_fedprox();
+std::unique_ptr<Algorithm> make_unifed();
 std::unique_ptr<Algorithm> make_fedseq();
 std::unique_ptr<Algorithm> make_local();
 std::unique_ptr<Algorithm> make_centralized();

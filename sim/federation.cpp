@@ -11,6 +11,7 @@
 
 #include "data/rng.hpp"
 #include "sim/input_error.hpp"
+#include "sim/metrics.hpp"
 #include "sim/seed_streams.hpp"
 #include "sim/trainer.hpp"
 #include "sim/world.hpp"
@@ -50,8 +51,12 @@ struct Federation::Impl {
 
 // ---------------------------------------------------------------- hospitals
 
-Update Hospital::train(const Model& model, int epochs) {
-  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id());
+Update Hospital::train(const Model& model, int epochs, double prox_mu) {
+  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(), prox_mu);
+}
+
+Update Hospital::train_until(const Model& model, const StoppingRule& rule) {
+  return fed_->train_on(*this, model, split_->train, train_samples_, 0, id(), 0.0, &rule, &split_->val);
 }
 
 int64_t Hospital::raw_data_bytes() const {
@@ -181,10 +186,14 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
 }
 
 Update Federation::train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples,
-                            int epochs, int id) {
+                            int epochs, int id, double prox_mu, const StoppingRule* rule,
+                            const data::Indices* validation) {
   const auto& sc = world_.scenario;
   const bool real = !sc.training.timing_only;
   check_alone(where);
+  if (rule && !real)
+    throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name +
+                                           "' stops local training on validation loss: it needs real training");
   std::future<TrainOutcome> future;
   if (real) {
     TrainJob job{model.spec,
@@ -195,23 +204,37 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
                  sc.training.batch_size,
                  {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
                  mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_)),
-                 world_.device};
+                 world_.device,
+                 prox_mu,
+                 rule ? std::optional<DynamicStop>(DynamicStop{validation, rule->patience, rule->max_epochs,
+                                                               rule->min_delta})
+                      : std::nullopt};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
     future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
   }
-  const double flops = models::model_cost(model.spec).train_flops() * double(samples) * epochs;
+  // A fixed-epoch job is charged while it runs; a dynamic one only once it has said how many
+  // epochs it took.
+  TrainOutcome out;
+  auto take_result = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    out = future.get();
+    world_.perf.wait_training_s += seconds_since(t0);
+  };
+  if (rule) take_result(), epochs = out.epochs;
+  const auto cost = models::model_cost(model.spec);
+  const double validation_flops = rule ? cost.forward_flops * double(validation->size()) : 0.0;
+  const double flops = (cost.train_flops() * double(samples) + validation_flops) * epochs;
   const double start = now();
   sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_}, &where, nullptr);
 
-  Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0};
+  Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}};
   if (real) {
-    const auto t0 = std::chrono::steady_clock::now();
-    TrainOutcome out = future.get();
-    world_.perf.wait_training_s += seconds_since(t0);
+    if (!rule) take_result();
     update.model.weights = std::move(out.weights);
     update.train_loss = out.mean_loss;
+    update.batch_losses = std::move(out.batch_losses);
   }
   if (!where.is_server()) {
     auto& st = impl_->stats[size_t(id)];
@@ -230,6 +253,30 @@ void Federation::charge_server(double flops) {
 
 Update Federation::train_on_server(const Model& model, const TrainingSamples& samples, int epochs) {
   return train_on(*server_, model, samples.indices, samples.count, epochs, -1);
+}
+
+const data::HospitalSplit& Federation::server_data() const { return world_.server_split; }
+
+Update Federation::train_on_server_until(const Model& model, const StoppingRule& rule) {
+  const auto& d = world_.server_split;
+  if (d.train.empty() || d.val.empty())
+    throw world_.scenario.error_at("data.server_share", "algorithm '" + world_.scenario.algorithm.name +
+                                                            "' trains at the server: give the server a share of the data "
+                                                            "(e.g. 0.05) large enough for train and val samples");
+  return train_on(*server_, model, d.train, int64_t(d.train.size()), 0, -1, 0.0, &rule, &d.val);
+}
+
+double Federation::server_validation_loss(const Model& model) {
+  const auto& val = world_.server_split.val;
+  if (val.empty())
+    throw world_.scenario.error_at("data.server_share", "the server holds no validation samples: raise data.server_share");
+  auto job = world_.executor->submit(
+      [&] { return run_evaluation(model.spec, model.weights, world_.data.train, &val, world_.device); });
+  charge_server(models::model_cost(model.spec).forward_flops * double(val.size()));
+  const auto t0 = std::chrono::steady_clock::now();
+  const double loss = job.get().loss;
+  world_.perf.evaluation_s += seconds_since(t0);
+  return loss;
 }
 
 TrainingSamples Federation::pooled_train_samples() const {
@@ -371,6 +418,7 @@ std::optional<double> Federation::surrogate_accuracy(int round) const {
 
 void Federation::end_round(int round, const Model& global) {
   std::optional<double> accuracy, loss;
+  std::vector<int64_t> confusion;
   std::vector<std::optional<double>> per_hospital(hospitals_.size());
   if (world_.scenario.training.timing_only) {
     accuracy = surrogate_accuracy(round);
@@ -385,17 +433,19 @@ void Federation::end_round(int round, const Model& global) {
       }));
     EvalOutcome g = global_eval.get();
     accuracy = g.accuracy, loss = g.loss;
+    confusion = std::move(g.confusion);
     for (size_t i = 0; i < local.size(); ++i) {
       EvalOutcome e = local[i].get();
       if (e.samples) per_hospital[i] = e.accuracy;
     }
     world_.perf.evaluation_s += seconds_since(t0);
   }
-  report_round(round, accuracy, loss, per_hospital);
+  report_round(round, accuracy, loss, per_hospital, confusion);
 }
 
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
   std::optional<double> accuracy, loss;
+  std::vector<int64_t> confusion;  // summed over hospitals: macro metrics of all local predictions
   std::vector<std::optional<double>> per_hospital(hospitals_.size());
   if (world_.scenario.training.timing_only) {
     accuracy = surrogate_accuracy(round);
@@ -412,13 +462,15 @@ void Federation::end_round(int round, const std::vector<Model>& local_models) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       EvalOutcome e = jobs[i].get();
       if (!e.samples) continue;
+      if (confusion.empty()) confusion.assign(e.confusion.size(), 0);
+      for (size_t k = 0; k < confusion.size(); ++k) confusion[k] += e.confusion[k];
       per_hospital[i] = e.accuracy;
       acc_sum += e.accuracy, loss_sum += e.loss, ++scored;
     }
     if (scored) accuracy = acc_sum / scored, loss = loss_sum / scored;
     world_.perf.evaluation_s += seconds_since(t0);
   }
-  report_round(round, accuracy, loss, per_hospital);
+  report_round(round, accuracy, loss, per_hospital, confusion);
 }
 
 double Federation::energy_j() const {
@@ -428,12 +480,16 @@ double Federation::energy_j() const {
 }
 
 void Federation::report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
-                              const std::vector<std::optional<double>>& hospital_accuracy) {
+                              const std::vector<std::optional<double>>& hospital_accuracy,
+                              const std::vector<int64_t>& confusion) {
   auto& im = *impl_;
   RoundReport r;
   r.round = round;
   r.sim_time_s = now();
   r.accuracy = accuracy, r.loss = loss;
+  if (!confusion.empty())
+    if (auto m = macro_metrics(confusion, world_.spec.num_classes))
+      r.f1 = m->f1, r.sensitivity = m->sensitivity, r.specificity = m->specificity;
   r.bytes_up = im.round_bytes_up, r.bytes_down = im.round_bytes_down, r.messages = im.round_messages;
   r.energy_j = energy_j();
 
@@ -442,6 +498,7 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
     const auto& h = *hospitals_[i];
     const auto& st = im.stats[i];
     r.participants += st.took_part;
+    r.epoch_transfers += st.epochs;
     r.hospitals.push_back({h.id(), h.name(), h.tier(), st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down});
     if (hospital_accuracy[i]) by_tier[h.tier()].first += *hospital_accuracy[i], by_tier[h.tier()].second++;
@@ -458,8 +515,10 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
   s.rounds = round;
   s.sim_time_s = r.sim_time_s;
   s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.messages += r.messages;
+  s.epoch_transfers += r.epoch_transfers;
   if (accuracy) {
     s.final_accuracy = accuracy;
+    s.final_f1 = r.f1, s.final_sensitivity = r.sensitivity, s.final_specificity = r.specificity;
     if (!s.best_accuracy || *accuracy > *s.best_accuracy) s.best_accuracy = accuracy;
     const auto& target = world_.scenario.stop.target_accuracy;
     if (target && *accuracy >= *target && !s.time_to_target_s) {

@@ -49,8 +49,13 @@ class Hospital : public Node {
   const data::HospitalSplit& split() const { return *split_; }  // empty in timing-only runs without data
   int64_t train_samples() const { return train_samples_; }
   // Trains `model` on this hospital's training split: real LibTorch work on the executor,
-  // charged as compute on this hospital's host.
-  Update train(const Model& model, int epochs);
+  // charged as compute on this hospital's host. prox_mu > 0: FedProx's proximal term
+  // (mu/2)||w - model||^2 (its arithmetic is not charged: a few FLOPs per value per step).
+  Update train(const Model& model, int epochs, double prox_mu = 0);
+  // Trains until `rule` says stop on this hospital's validation split (real runs only). The
+  // epochs it took are known only when the job ends, so the simulation waits for the job
+  // before charging them (epochs x (training on the train split + a forward pass on val)).
+  Update train_until(const Model& model, const StoppingRule& rule);
   // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
   int64_t raw_data_bytes() const;
 
@@ -131,6 +136,13 @@ class Federation {
   // Trains on the server host over `samples` of the training pool (pooled data).
   Update train_on_server(const Model& model, const TrainingSamples& samples, int epochs);
   TrainingSamples pooled_train_samples() const;  // every hospital's training samples
+  // The server's own data (data.server_share of the pool, split train/val/test like a
+  // hospital's); empty when the share is 0.
+  const data::HospitalSplit& server_data() const;
+  Update train_on_server_until(const Model& model, const StoppingRule& rule);
+  // The model's loss on the server's validation split, charged as a forward pass on the
+  // server host (for rules that stop the rounds on validation loss).
+  double server_validation_loss(const Model& model);
 
   // --- rounds
   // True once the run should stop before `round` (rounds, target accuracy, time budget).
@@ -148,7 +160,8 @@ class Federation {
 
  private:
   friend class Hospital;
-  Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id);
+  Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id,
+                  double prox_mu = 0, const StoppingRule* rule = nullptr, const data::Indices* validation = nullptr);
   std::optional<double> surrogate_accuracy(int round) const;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>
@@ -172,7 +185,8 @@ class Federation {
   void check_alone(const Node& node) const;
   void record(const Activity& a, const Node* from, const Node* to);
   void report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
-                    const std::vector<std::optional<double>>& hospital_accuracy);
+                    const std::vector<std::optional<double>>& hospital_accuracy,
+                    const std::vector<int64_t>& confusion = {});
   bool evaluate_now(int round) const;
   double energy_j() const;
 

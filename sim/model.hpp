@@ -29,6 +29,14 @@ struct Update {
   int64_t samples = 0;     // training samples seen per epoch (the averaging weight)
   int epochs = 0;
   double train_loss = 0;   // mean loss over the job's mini-batches
+  std::vector<double> batch_losses;  // every mini-batch's loss, in order (empty in timing-only runs)
+};
+
+// Validation-based stopping for a training job: stop once the validation loss has not improved
+// by more than `min_delta` for `patience` epochs, or after `max_epochs`; keep the best weights.
+struct StoppingRule {
+  int patience = 7, max_epochs = 50;
+  double min_delta = 0.0;
 };
 
 }  // namespace fedgrid

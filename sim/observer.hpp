@@ -33,8 +33,10 @@ struct RoundReport {
   int round = 0;
   double sim_time_s = 0;
   std::optional<double> accuracy, loss;
+  std::optional<double> f1, sensitivity, specificity;  // macro averages (sim/metrics.hpp)
   int64_t bytes_up = 0, bytes_down = 0, messages = 0;
   int participants = 0;
+  int64_t epoch_transfers = 0;  // UniFed's communication measure: hospitals' local epochs this round
   double energy_j = 0;
   std::vector<std::pair<std::string, std::optional<double>>> tier_accuracy;  // in catalog order
   std::vector<HospitalRound> hospitals;
@@ -52,6 +54,8 @@ struct RunSummary {
   uint64_t seed = 0;
   int rounds = 0;
   std::optional<double> final_accuracy, best_accuracy, time_to_target_s, target_accuracy;
+  std::optional<double> final_f1, final_sensitivity, final_specificity;
+  int64_t epoch_transfers = 0;
   double sim_time_s = 0, energy_j = 0;
   int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, messages = 0;
   std::vector<std::pair<std::string, std::string>> versions;

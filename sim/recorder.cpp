@@ -42,7 +42,8 @@ Recorder::~Recorder() {
 
 void Recorder::on_start(const RunInfo& info) {
   Timed t{output_s_};
-  rounds_ << "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j";
+  rounds_ << "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
+             "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
   for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
   rounds_ << "\n" << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down\n"
@@ -85,7 +86,8 @@ void Recorder::on_round(const RoundReport& r) {
   Timed t{output_s_};
   rounds_ << r.round << ',' << num(r.sim_time_s, 9) << ',' << opt(r.accuracy) << ',' << opt(r.loss) << ','
           << r.bytes_up << ',' << r.bytes_down << ',' << r.messages << ',' << r.participants << ','
-          << num(r.energy_j, 3);
+          << num(r.energy_j, 3) << ',' << opt(r.f1) << ',' << opt(r.sensitivity) << ',' << opt(r.specificity) << ','
+          << r.epoch_transfers;
   for (const auto& [tier, acc] : r.tier_accuracy) rounds_ << ',' << opt(acc);
   rounds_ << '\n' << std::flush;
   for (const auto& h : r.hospitals)
@@ -107,6 +109,9 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"stop_reason", s.stop_reason},
                            {"final_accuracy", optional(s.final_accuracy)},
                            {"best_accuracy", optional(s.best_accuracy)},
+                           {"final_f1_macro", optional(s.final_f1)},
+                           {"final_sensitivity_macro", optional(s.final_sensitivity)},
+                           {"final_specificity_macro", optional(s.final_specificity)},
                            {"sim_time_s", s.sim_time_s},
                            {"target_accuracy", optional(s.target_accuracy)},
                            {"time_to_target_s", optional(s.time_to_target_s)},
@@ -114,6 +119,7 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"bytes_up", s.bytes_up},
                            {"bytes_down", s.bytes_down},
                            {"messages", s.messages},
+                           {"epoch_transfers", s.epoch_transfers},
                            {"energy_j", s.energy_j},
                            {"versions", versions}};
   open_out(dir_ + "/summary.json") << j.dump(2) << "\n";

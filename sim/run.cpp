@@ -179,12 +179,29 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
   } else {
     data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
                               mix_seed(s.seed, kPartition)};
+    // data.server_share: a stratified share of the pool stays at the server; hospitals are
+    // dealt the rest.
+    const auto& labels = world.data.train.labels;
+    data::Indices pool(labels.size());
+    for (size_t i = 0; i < pool.size(); ++i) pool[i] = int64_t(i);
+    if (s.data.server_share > 0) {
+      auto cut = data::split_stratified(pool, labels, {s.data.server_share, 1 - s.data.server_share, 0},
+                                        mix_seed(s.seed, kServerShare));
+      world.server_split = data::split_stratified(cut.train, labels,
+                                                  {s.data.split_train, s.data.split_val, s.data.split_test},
+                                                  mix_seed(s.seed, kServerShare, 1));
+      pool = std::move(cut.val);
+    }
+    std::vector<int64_t> pool_labels(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i) pool_labels[i] = labels[size_t(pool[i])];
     std::vector<data::Indices> held;
     try {
-      held = data::partition(world.data.train.labels, world.data.train.num_classes, n, po);
+      held = data::partition(pool_labels, world.data.train.num_classes, n, po);
     } catch (const std::invalid_argument& e) {
       throw s.error_at("data.partition", e.what());
     }
+    for (auto& h : held)
+      for (auto& i : h) i = pool[size_t(i)];  // positions in the pool -> dataset indices
     for (int h = 0; h < n; ++h)
       world.splits.push_back(data::split_stratified(held[size_t(h)], world.data.train.labels,
                                                     {s.data.split_train, s.data.split_val, s.data.split_test},

@@ -298,6 +298,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   d.synthetic_width = r.get<int>("data.synthetic.width");
   d.synthetic_noise = r.get<double>("data.synthetic.noise");
   d.samples_per_hospital = r.maybe<int64_t>("data.samples_per_hospital");
+  d.server_share = r.get<double>("data.server_share");
 
   s.model.arch = r.get<std::string>("model.arch");
 
@@ -317,6 +318,13 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   s.algorithm.name = r.get<std::string>("algorithm.name");
   s.algorithm.fraction = r.get<double>("algorithm.fraction");
   s.algorithm.order = r.get<std::string>("algorithm.order");
+  s.algorithm.mu = r.get<double>("algorithm.mu");
+  s.algorithm.alpha = r.get<double>("algorithm.alpha");
+  s.algorithm.first_round_epochs = r.get<int>("algorithm.first_round_epochs");
+  s.algorithm.patience = r.get<int>("algorithm.patience");
+  s.algorithm.max_epochs = r.get<int>("algorithm.max_epochs");
+  s.algorithm.min_delta = r.get<double>("algorithm.min_delta");
+  s.algorithm.global_patience = r.get<int>("algorithm.global_patience");
 
   s.stop.rounds = r.get<int>("stop.rounds");
   s.stop.target_accuracy = r.maybe<double>("stop.target_accuracy");

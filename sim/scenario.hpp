@@ -46,6 +46,7 @@ struct Scenario {
     int synthetic_classes = 10, synthetic_channels = 1, synthetic_height = 28, synthetic_width = 28;
     double synthetic_noise = 1.0;
     std::optional<int64_t> samples_per_hospital;  // timing-only: instead of a partition
+    double server_share = 0;                      // of the pool, held at the server
   } data;
 
   struct Model {
@@ -65,6 +66,10 @@ struct Scenario {
   struct Algorithm {
     std::string name;
     double fraction = 1.0;
+    double mu = 0.01;  // fedprox
+    double alpha = 0.7;  // unifed (the rest too)
+    int first_round_epochs = 1, patience = 7, max_epochs = 50, global_patience = 10;
+    double min_delta = 0.001;
     std::string order;
   } algorithm;
 

@@ -13,6 +13,7 @@ enum : uint64_t {
   kPartition = 12,  // dealing the training pool to hospitals
   kSplit = 13,      // (hospital): its train/val/test split
   kSynthetic = 14,  // the synthetic dataset
+  kServerShare = 15,  // the share of the pool held at the server, and its split
 };
 
 }  // namespace fedgrid::seed_streams

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -61,6 +62,26 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(models::Net& net, const 
       net.parameters(), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }
 
+// Mean cross-entropy over `indices`, in eval mode without gradients; leaves the net training.
+double validation_loss(models::Net& net, const torch::Tensor& images, const torch::Tensor& labels,
+                       const data::Indices& indices, ComputeDevice device) {
+  if (indices.empty()) return 0;
+  torch::NoGradGuard no_grad;
+  net.eval();
+  double sum = 0;
+  const int64_t n = int64_t(indices.size());
+  for (int64_t start = 0; start < n; start += 1000) {
+    const int64_t len = std::min<int64_t>(1000, n - start);
+    torch::Tensor idx = index_tensor(indices.data() + start, len, device);
+    sum += torch::nn::functional::cross_entropy(
+               net.forward(images.index_select(0, idx)), labels.index_select(0, idx),
+               torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+               .item<double>();
+  }
+  net.train();
+  return sum / double(n);
+}
+
 }  // namespace
 
 TrainOutcome run_training(const TrainJob& job) {
@@ -69,12 +90,22 @@ TrainOutcome run_training(const TrainJob& job) {
   net.train();
   auto optimizer = make_optimizer(net, job.optimizer);
   const auto [images, labels] = tensors_of(*job.dataset, job.device);
+  // FedProx's anchor: the parameters the job started from (buffers are not regularised).
+  std::vector<torch::Tensor> anchor;
+  if (job.prox_mu > 0)
+    for (const auto& p : net.parameters()) anchor.push_back(p.detach().clone());
 
   std::vector<int64_t> order = *job.indices;
   const int64_t n = int64_t(order.size());
   double loss_sum = 0;
   int64_t loss_samples = 0, steps = 0;
-  for (int epoch = 0; epoch < job.epochs; ++epoch) {
+  std::vector<double> batch_losses;
+  // Dynamic stopping: the best validation loss so far, its weights, epochs since it.
+  double best_val = std::numeric_limits<double>::infinity();
+  std::vector<float> best_weights;
+  int since_best = 0, epochs_run = 0;
+  const int max_epochs = job.dynamic ? job.dynamic->max_epochs : job.epochs;
+  for (int epoch = 0; epoch < max_epochs; ++epoch) {
     Rng(mix_seed(job.seed, uint64_t(epoch))).shuffle(order);
     for (int64_t start = 0; start < n; start += job.batch_size) {
       const int64_t len = std::min<int64_t>(job.batch_size, n - start);
@@ -82,14 +113,33 @@ TrainOutcome run_training(const TrainJob& job) {
       torch::Tensor x = images.index_select(0, idx), y = labels.index_select(0, idx);
       optimizer->zero_grad();
       torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
-      loss.backward();
+      torch::Tensor objective = loss;
+      if (!anchor.empty()) {
+        const auto params = net.parameters();
+        torch::Tensor proximal = torch::zeros({}, loss.options());
+        for (size_t i = 0; i < params.size(); ++i) proximal = proximal + (params[i] - anchor[i]).pow(2).sum();
+        objective = loss + 0.5 * job.prox_mu * proximal;
+      }
+      objective.backward();
       optimizer->step();
-      loss_sum += loss.item<double>() * double(len);
+      const double batch_loss = loss.item<double>();
+      batch_losses.push_back(batch_loss);
+      loss_sum += batch_loss * double(len);
       loss_samples += len;
       ++steps;
     }
+    ++epochs_run;
+    if (!job.dynamic) continue;
+    const double val = validation_loss(net, images, labels, *job.dynamic->validation, job.device);
+    if (val < best_val - job.dynamic->min_delta) {
+      best_val = val, best_weights = models::flatten_state(net), since_best = 0;
+    } else if (++since_best >= job.dynamic->patience) {
+      break;
+    }
   }
-  return {models::flatten_state(net), loss_samples ? loss_sum / double(loss_samples) : 0.0, steps};
+  TrainOutcome out{job.dynamic && !best_weights.empty() ? std::move(best_weights) : models::flatten_state(net),
+                   loss_samples ? loss_sum / double(loss_samples) : 0.0, steps, epochs_run, std::move(batch_losses)};
+  return out;
 }
 
 EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<float>& weights,
@@ -101,8 +151,10 @@ EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<floa
   const auto [images, labels] = tensors_of(dataset, device);
   const int64_t n = indices ? int64_t(indices->size()) : dataset.size();
   constexpr int64_t kBatch = 1000;
+  const int64_t classes = spec.num_classes;
   double loss_sum = 0;
   int64_t correct = 0;
+  torch::Tensor confusion = torch::zeros({classes * classes}, torch::kInt64);
   for (int64_t start = 0; start < n; start += kBatch) {
     const int64_t len = std::min(kBatch, n - start);
     torch::Tensor x, y;
@@ -116,10 +168,13 @@ EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<floa
     loss_sum += torch::nn::functional::cross_entropy(
                     logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                     .item<double>();
-    correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+    const torch::Tensor predicted = logits.argmax(1);
+    correct += predicted.eq(y).sum().item<int64_t>();
+    confusion += torch::bincount((y * classes + predicted).cpu(), {}, classes * classes);
   }
   if (n == 0) return {};
-  return {double(correct) / double(n), loss_sum / double(n), n};
+  std::vector<int64_t> counts(confusion.data_ptr<int64_t>(), confusion.data_ptr<int64_t>() + classes * classes);
+  return {double(correct) / double(n), loss_sum / double(n), n, std::move(counts)};
 }
 
 std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed) {

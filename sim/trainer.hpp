@@ -3,6 +3,7 @@
 // executor runs. Each job rebuilds the model from its flat weights on the worker thread
 // (modules are cached per thread and per architecture), so jobs share nothing.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,16 @@ struct OptimizerConfig {
 // Where LibTorch computes: training.device resolved once per run (resolve_device).
 enum class ComputeDevice { Cpu, Cuda };
 
+// Validation-based stopping (UniFed's "dynamic update", after Prechelt's early stopping):
+// after every epoch the loss on `validation` is measured; training stops once it has not
+// improved by more than `min_delta` for `patience` epochs in a row, or after `max_epochs`,
+// and the job returns the weights of its best validation epoch.
+struct DynamicStop {
+  const data::Indices* validation = nullptr;
+  int patience = 7, max_epochs = 50;
+  double min_delta = 0.0;
+};
+
 struct TrainJob {
   models::ModelSpec spec;
   const std::vector<float>* weights = nullptr;  // the starting state; the caller keeps it alive
@@ -30,17 +41,22 @@ struct TrainJob {
   OptimizerConfig optimizer;
   uint64_t seed = 0;  // shuffling order of every epoch
   ComputeDevice device = ComputeDevice::Cpu;
+  double prox_mu = 0;  // FedProx: adds (mu / 2) * ||w - w_start||^2 over the parameters
+  std::optional<DynamicStop> dynamic;  // set: `epochs` is ignored, the stopping rule decides
 };
 
 struct TrainOutcome {
   std::vector<float> weights;
   double mean_loss = 0;  // over all mini-batches, weighted by batch size
   int64_t steps = 0;
+  int epochs = 0;                    // epochs trained (the rule's count for a dynamic job)
+  std::vector<double> batch_losses;  // every mini-batch's loss, in order
 };
 
 struct EvalOutcome {
   double accuracy = 0, loss = 0;
   int64_t samples = 0;
+  std::vector<int64_t> confusion;  // classes x classes: [true * classes + predicted]
 };
 
 TrainOutcome run_training(const TrainJob& job);

@@ -31,6 +31,7 @@ struct World {
   platforms::PlatformHosts platform;
   data::TrainTest data;
   std::vector<data::HospitalSplit> splits;  // by hospital id
+  data::HospitalSplit server_split;         // data.server_share of the pool (empty at 0)
   models::ModelSpec spec;
   models::ModelCost cost;
   std::vector<float> initial_weights;  // empty in timing-only runs

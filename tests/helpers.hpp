@@ -84,6 +84,16 @@ inline std::vector<std::string> cells(const std::string& line) {
   return out;
 }
 
+// Runs `yaml` (+ --set overrides) and expects bad input: exit code 2 and `expected` in the output.
+inline void expect_run_input_error(const std::string& tag, const std::string& yaml, const std::string& sets,
+                                   const std::string& expected) {
+  const std::string dir = temp_dir(tag);
+  write_file(dir + "/s.yaml", yaml);
+  auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out " + sets);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(expected), std::string::npos) << "missing '" << expected << "' in\n" << r.output;
+}
+
 // A small, fast federation on synthetic data: the base most tests override.
 inline std::string tiny_scenario(const std::string& name, const std::string& extra = "") {
   return "name: " + name + R"(

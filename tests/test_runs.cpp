@@ -21,7 +21,8 @@ const char* kDeterministicFiles[] = {"rounds.csv", "hospitals.csv", "events.csv"
 TEST(Runs, OutputsFollowTheContract) {
   auto out = run_ok("contract", test::tiny_scenario("contract"));
   EXPECT_EQ(lines(read_file(out + "/rounds.csv"))[0],
-            "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,acc_weak,acc_medium,acc_strong");
+            "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
+            "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers,acc_weak,acc_medium,acc_strong");
   EXPECT_EQ(lines(read_file(out + "/hospitals.csv"))[0],
             "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down");
   EXPECT_EQ(lines(read_file(out + "/events.csv"))[0], "start_s,end_s,host,kind,peer,bytes,flops,round");
@@ -37,6 +38,9 @@ TEST(Runs, OutputsFollowTheContract) {
   // mlp 1x12x12: 71,210 values -> 284,904 bytes per message.
   EXPECT_EQ(summary["bytes_total"], int64_t(3) * 6 * 2 * 284904);
   EXPECT_EQ(summary["messages"], 36);
+  EXPECT_EQ(summary["epoch_transfers"], 3 * 6);  // 1 local epoch x 6 hospitals x 3 rounds
+  for (const char* key : {"final_f1_macro", "final_sensitivity_macro", "final_specificity_macro"})
+    EXPECT_GT(summary[key].get<double>(), 0) << key;
 
   // Every row's sim time is when that round's model was ready: increasing.
   double last = 0;
@@ -122,7 +126,17 @@ TEST_P(EveryAlgorithm, RunsAndLearns) {
   EXPECT_GE(s["final_accuracy"].get<double>(), 0.5) << read_file(out + "/rounds.csv");
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, EveryAlgorithm, ::testing::Values("fedavg", "fedseq", "local", "centralized"));
+INSTANTIATE_TEST_SUITE_P(Algorithms, EveryAlgorithm, ::testing::Values("fedavg", "fedprox", "fedseq", "local", "centralized"));
+
+TEST(Runs, FedProxIsFedAvgPlusItsProximalTerm) {
+  const std::string yaml = test::tiny_scenario("prox");
+  auto fedavg = run_ok("prox-avg", yaml);
+  auto mu0 = run_ok("prox-0", yaml, "--set algorithm.name=fedprox --set algorithm.mu=0");
+  auto mu1 = run_ok("prox-1", yaml, "--set algorithm.name=fedprox --set algorithm.mu=1");
+  EXPECT_EQ(read_file(fedavg + "/rounds.csv"), read_file(mu0 + "/rounds.csv"));  // mu = 0: the same arithmetic
+  EXPECT_EQ(read_file(fedavg + "/events.csv"), read_file(mu1 + "/events.csv"));  // same messages and times
+  EXPECT_NE(read_file(fedavg + "/rounds.csv"), read_file(mu1 + "/rounds.csv"));
+}
 
 TEST(Runs, LocalSendsNothingAndFedSeqRelaysOneModel) {
   auto local = run_ok("local-bytes", test::tiny_scenario("l"), "--set algorithm.name=local");

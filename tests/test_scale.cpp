@@ -156,14 +156,11 @@ TEST(Cohorts, OneEventRowStandsForTheWholeCohort) {
 }
 
 TEST(Cohorts, APartialCohortIsAnInputError) {
-  const std::string dir = test::temp_dir("partial-cohort");
-  test::write_file(dir + "/s.yaml", cohort_scenario("partial"));
-  auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out --set timing.cohorts=true --set algorithm.fraction=0.5");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("key 'timing.cohorts': a parallel step took"), std::string::npos) << r.output;
-  r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out2 --set timing.cohorts=true --set algorithm.name=fedseq");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("acted on its own"), std::string::npos) << r.output;
+  test::expect_run_input_error("partial-cohort", cohort_scenario("partial"),
+                               "--set timing.cohorts=true --set algorithm.fraction=0.5",
+                               "key 'timing.cohorts': a parallel step took");
+  test::expect_run_input_error("lone-hospital", cohort_scenario("lone"),
+                               "--set timing.cohorts=true --set algorithm.name=fedseq", "acted on its own");
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+#include "sim/metrics.hpp"
+
+#include <stdexcept>
+
+namespace fedgrid {
+
+std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion, int classes) {
+  if (classes <= 0 || confusion.size() != size_t(classes) * size_t(classes))
+    throw std::invalid_argument("macro_metrics: confusion matrix is not classes x classes");
+  const size_t c = size_t(classes);
+  std::vector<int64_t> actual(c, 0), predicted(c, 0);
+  int64_t total = 0;
+  for (size_t t = 0; t < c; ++t)
+    for (size_t p = 0; p < c; ++p) {
+      const int64_t n = confusion[t * c + p];
+      actual[t] += n, predicted[p] += n, total += n;
+    }
+  if (total == 0) return std::nullopt;
+  MacroMetrics m;
+  for (size_t k = 0; k < c; ++k) {
+    if (actual[k] == 0 && predicted[k] == 0) continue;
+    const int64_t tp = confusion[k * c + k], fp = predicted[k] - tp, fn = actual[k] - tp;
+    const int64_t tn = total - tp - fp - fn;
+    const double precision = predicted[k] ? double(tp) / double(predicted[k]) : 0.0;
+    const double recall = actual[k] ? double(tp) / double(actual[k]) : 0.0;
+    m.f1 += precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
+    m.sensitivity += recall;
+    m.specificity += tn + fp > 0 ? double(tn) / double(tn + fp) : 0.0;
+    ++m.classes_counted;
+  }
+  m.f1 /= m.classes_counted, m.sensitivity /= m.classes_counted, m.specificity /= m.classes_counted;
+  return m;
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,21 @@
+#pragma once
+// Classification metrics from a confusion matrix, torch-free so they can be checked by hand.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace fedgrid {
+
+struct MacroMetrics {
+  double f1 = 0, sensitivity = 0, specificity = 0;  // macro averages over the classes counted
+  int classes_counted = 0;
+};
+
+// `confusion[t * classes + p]` counts samples of true class t predicted as p. Macro averages
+// run over the classes that occur among the true labels or the predictions (scikit-learn's
+// default label set), each class weighted equally; a class never predicted has precision 0
+// and a class with no samples recall 0 (zero_division=0). Specificity of class c is
+// TN / (TN + FP). Empty matrix: nullopt.
+std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion, int classes);
+
+}  // namespace fedgrid
