@@ -28,6 +28,12 @@ inline const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 void check_idx_dir(const std::string& dir);
 TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes = 10);
 
+// MedMNIST's .npz (numpy.savez_compressed of {train,val,test}_{images,labels}): the train
+// arrays are the pool, the test arrays the global test set (the val arrays are not used).
+// Grey (N,H,W) or colour (N,H,W,C) uint8 images; classes = largest train label + 1.
+void check_npz(const std::string& path);
+TrainTest load_npz(const std::string& path, const std::string& name);
+
 struct SyntheticOptions {
   int64_t train_samples = 2000;
   int64_t test_samples = 500;

@@ -86,6 +86,7 @@ int list(const Args& a) {
     fmt::print("fashion-mnist   Fashion-MNIST from Debian's dataset-fashion-mnist (60k train, 10k test, 28x28)\n");
     fmt::print("synthetic       class-conditional Gaussian images (data.synthetic.* sets its size)\n");
     fmt::print("idx:<dir>       any MNIST-style gzip IDX directory (train-*/t10k-* files)\n");
+    fmt::print("npz:<file>      a MedMNIST .npz file (train/test images and labels; grey or colour)\n");
   } else if (what == "tiers") {
     auto catalog = platforms::load_tier_catalog(std::string(FEDGRID_SOURCE_DIR) + "/platforms/tiers.yaml");
     for (const auto& t : catalog.tiers)

@@ -82,6 +82,7 @@ data::TrainTest load_dataset(const Scenario& s) {
       return data::make_synthetic(o);
     }
     if (d.dataset == "fashion-mnist") return data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist");
+    if (d.dataset.rfind("npz:", 0) == 0) return data::load_npz(d.dataset.substr(4), d.dataset);
     return data::load_idx_dir(d.dataset.substr(4), d.dataset);
   } catch (const data::DataError& e) {
     throw s.error_at("data.dataset", e.what());
@@ -134,7 +135,8 @@ void check_scenario(const Scenario& s) {
   if (!s.training.surrogate.empty()) AccuracyCurve::load(s.training.surrogate);
   if (s.data.dataset != "synthetic") {
     try {
-      data::check_idx_dir(s.data.dataset == "fashion-mnist" ? data::kFashionMnistDir : s.data.dataset.substr(4));
+      if (s.data.dataset.rfind("npz:", 0) == 0) data::check_npz(s.data.dataset.substr(4));
+      else data::check_idx_dir(s.data.dataset == "fashion-mnist" ? data::kFashionMnistDir : s.data.dataset.substr(4));
     } catch (const data::DataError& e) {
       throw s.error_at("data.dataset", e.what());
     }

@@ -282,7 +282,8 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
 
   auto& d = s.data;
   d.dataset = r.get<std::string>("data.dataset");
-  if (d.dataset.rfind("idx:", 0) == 0) d.dataset = "idx:" + resolve_path(d.dataset.substr(4), file);
+  for (const char* prefix : {"idx:", "npz:"})
+    if (d.dataset.rfind(prefix, 0) == 0) d.dataset = prefix + resolve_path(d.dataset.substr(4), file);
   d.partition_scheme = r.get<std::string>("data.partition.scheme");
   d.beta = r.get<double>("data.partition.beta");
   d.classes_per_hospital = r.get<int>("data.partition.classes_per_hospital");
@@ -351,8 +352,8 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   if (!p.hospitals.empty() && !p.roster.empty())
     problems.push_back(s.error_at("platform.roster", "give either platform.hospitals or platform.roster, not both").problems()[0]);
   const std::string& ds = d.dataset;
-  if (ds != "synthetic" && ds != "fashion-mnist" && ds.rfind("idx:", 0) != 0)
-    problems.push_back(s.error_at("data.dataset", "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir>)").problems()[0]);
+  if (ds != "synthetic" && ds != "fashion-mnist" && ds.rfind("idx:", 0) != 0 && ds.rfind("npz:", 0) != 0)
+    problems.push_back(s.error_at("data.dataset", "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir> | npz:<file>)").problems()[0]);
   auto timing_only_key = [&](const std::string& key, bool set) {
     if (set && !t.timing_only)
       problems.push_back(s.error_at(key, "needs training.mode: timing-only (a real run trains on real data)").problems()[0]);

@@ -31,7 +31,7 @@ std::vector<KeyDecl> build() {
       {"platform.backbone.latency_s", T::Float, "0", "Backbone latency, s", {}, 0},
 
       {"data", T::Map, none, "Dataset, partition and splits"},
-      {"data.dataset", T::String, "fashion-mnist", "synthetic | fashion-mnist | idx:<dir>"},
+      {"data.dataset", T::String, "fashion-mnist", "synthetic | fashion-mnist | idx:<dir> | npz:<MedMNIST .npz file>"},
       {"data.partition", T::Map, none, "How the training pool is dealt to hospitals"},
       {"data.partition.scheme", T::String, "iid", "iid | dirichlet | shards", {"iid", "dirichlet", "shards"}},
       {"data.partition.beta", T::Float, "0.5", "dirichlet: label-skew concentration (smaller = more skewed)", {}, 0, {}, true},
