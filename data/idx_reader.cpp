@@ -162,11 +162,7 @@ TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_
                         std::to_string(train.cols));
   auto test_labels = read_labels(test_labels_path, test.count, num_classes);
 
-  const auto table = normalisation_table(train.pixels);
-  TrainTest out;
-  out.train = to_dataset(name, num_classes, train, std::move(train_labels), table);
-  out.test = to_dataset(name, num_classes, test, std::move(test_labels), table);
-  return out;
+  return to_train_test(name, num_classes, train, std::move(train_labels), test, std::move(test_labels));
 }
 
 }  // namespace fedgrid::data

@@ -188,12 +188,7 @@ TrainTest load_npz(const std::string& path, const std::string& name) {
   for (auto v : train_labels) max_label = std::max(max_label, v);
   for (auto v : test_labels)
     if (v > max_label) throw DataError(path, "test label " + std::to_string(v) + " never occurs in the train split");
-  const int classes = int(max_label + 1);
-  const auto table = normalisation_table(train.pixels);
-  TrainTest out;
-  out.train = to_dataset(name, classes, train, std::move(train_labels), table);
-  out.test = to_dataset(name, classes, test, std::move(test_labels), table);
-  return out;
+  return to_train_test(name, int(max_label + 1), train, std::move(train_labels), test, std::move(test_labels));
 }
 
 }  // namespace fedgrid::data

@@ -37,4 +37,11 @@ Dataset to_dataset(const std::string& name, int num_classes, const RawImages& ra
   return ds;
 }
 
+TrainTest to_train_test(const std::string& name, int num_classes, const RawImages& train,
+                        std::vector<int64_t> train_labels, const RawImages& test, std::vector<int64_t> test_labels) {
+  const auto table = normalisation_table(train.pixels);
+  return {to_dataset(name, num_classes, train, std::move(train_labels), table),
+          to_dataset(name, num_classes, test, std::move(test_labels), table)};
+}
+
 }  // namespace fedgrid::data

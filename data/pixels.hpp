@@ -22,4 +22,8 @@ std::array<float, 256> normalisation_table(const std::vector<uint8_t>& train_pix
 Dataset to_dataset(const std::string& name, int num_classes, const RawImages& raw, std::vector<int64_t> labels,
                    const std::array<float, 256>& table);
 
+// Both splits, normalised with the train split's statistics.
+TrainTest to_train_test(const std::string& name, int num_classes, const RawImages& train,
+                        std::vector<int64_t> train_labels, const RawImages& test, std::vector<int64_t> test_labels);
+
 }  // namespace fedgrid::data
