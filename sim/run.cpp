@@ -13,6 +13,7 @@
 #include "algorithms/registry.hpp"
 #include "data/rng.hpp"
 #include "platforms/roster.hpp"
+#include "sim/data_setup.hpp"
 #include "sim/federation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/progress.hpp"
@@ -71,26 +72,6 @@ std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const p
   return out;
 }
 
-data::TrainTest load_dataset(const Scenario& s) {
-  const auto& d = s.data;
-  try {
-    if (d.dataset == "synthetic") {
-      data::SyntheticOptions o;
-      o.train_samples = d.synthetic_train, o.test_samples = d.synthetic_test, o.num_classes = d.synthetic_classes;
-      o.shape = {d.synthetic_channels, d.synthetic_height, d.synthetic_width};
-      o.noise = d.synthetic_noise, o.seed = mix_seed(s.seed, kSynthetic);
-      return data::make_synthetic(o);
-    }
-    if (d.dataset == "fashion-mnist") return data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist");
-    if (d.dataset.rfind("npz:", 0) == 0) return data::load_npz(d.dataset.substr(4), d.dataset);
-    return data::load_idx_dir(d.dataset.substr(4), d.dataset);
-  } catch (const data::DataError& e) {
-    throw s.error_at("data.dataset", e.what());
-  } catch (const std::invalid_argument& e) {
-    throw s.error_at("data.synthetic", e.what());
-  }
-}
-
 void configure_engine(sg4::Engine& engine, const Scenario& s) {
   if (s.timing.network == "cm02") {
     // Exact arithmetic: a transfer takes latency + size / bandwidth, nothing else.
@@ -133,18 +114,12 @@ void check_scenario(const Scenario& s) {
     }
   }
   if (!s.training.surrogate.empty()) AccuracyCurve::load(s.training.surrogate);
-  if (s.data.dataset != "synthetic") {
-    try {
-      if (s.data.dataset.rfind("npz:", 0) == 0) data::check_npz(s.data.dataset.substr(4));
-      else data::check_idx_dir(s.data.dataset == "fashion-mnist" ? data::kFashionMnistDir : s.data.dataset.substr(4));
-    } catch (const data::DataError& e) {
-      throw s.error_at("data.dataset", e.what());
-    }
-  } else {
+  check_data_sources(s);
+  if (s.data.dataset == "synthetic" && s.data.tasks.empty()) {
     const auto& d = s.data;
+    const int side_h = d.resize.value_or(d.synthetic_height), side_w = d.resize.value_or(d.synthetic_width);
     try {
-      models::model_cost(model_spec_for(s, {d.synthetic_channels, d.synthetic_height, d.synthetic_width},
-                                        d.synthetic_classes));
+      models::model_cost(model_spec_for(s, {d.synthetic_channels, side_h, side_w}, d.synthetic_classes));
     } catch (const std::invalid_argument& e) {
       throw s.error_at("model.arch", e.what());
     }
@@ -175,40 +150,7 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
     machines = hospital_machines(s, world.catalog);
   const int n = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
 
-  world.data = load_dataset(s);
-  if (s.data.samples_per_hospital) {
-    world.splits.resize(size_t(n));  // timing-only: every hospital holds a count, no samples
-  } else {
-    data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
-                              mix_seed(s.seed, kPartition)};
-    // data.server_share: a stratified share of the pool stays at the server; hospitals are
-    // dealt the rest.
-    const auto& labels = world.data.train.labels;
-    data::Indices pool(labels.size());
-    for (size_t i = 0; i < pool.size(); ++i) pool[i] = int64_t(i);
-    if (s.data.server_share > 0) {
-      auto cut = data::split_stratified(pool, labels, {s.data.server_share, 1 - s.data.server_share, 0},
-                                        mix_seed(s.seed, kServerShare));
-      world.server_split = data::split_stratified(cut.train, labels,
-                                                  {s.data.split_train, s.data.split_val, s.data.split_test},
-                                                  mix_seed(s.seed, kServerShare, 1));
-      pool = std::move(cut.val);
-    }
-    std::vector<int64_t> pool_labels(pool.size());
-    for (size_t i = 0; i < pool.size(); ++i) pool_labels[i] = labels[size_t(pool[i])];
-    std::vector<data::Indices> held;
-    try {
-      held = data::partition(pool_labels, world.data.train.num_classes, n, po);
-    } catch (const std::invalid_argument& e) {
-      throw s.error_at("data.partition", e.what());
-    }
-    for (auto& h : held)
-      for (auto& i : h) i = pool[size_t(i)];  // positions in the pool -> dataset indices
-    for (int h = 0; h < n; ++h)
-      world.splits.push_back(data::split_stratified(held[size_t(h)], world.data.train.labels,
-                                                    {s.data.split_train, s.data.split_val, s.data.split_test},
-                                                    mix_seed(s.seed, kSplit, uint64_t(h))));
-  }
+  set_up_data(world, n);
   if (s.platform.xml.empty()) {
     // The star is built once the sample counts are known: with cohorts they decide who is identical.
     std::vector<int> representative;

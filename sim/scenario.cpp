@@ -109,6 +109,21 @@ class Validator {
               add(line_of(v[i], item), item + "." + k.path.substr(path.size() + 3), "required key is missing", item);
         }
         return;
+      case KeyType::IntList:
+        if (!v.IsSequence() || v.size() == 0) return wrong(describe(v));
+        for (size_t i = 0; i < v.size(); ++i) {
+          const std::string item = where + "[" + std::to_string(i) + "]";
+          int64_t x = 0;
+          try {
+            x = v[i].as<int64_t>();
+          } catch (const YAML::Exception&) {
+            add(line_of(v[i], item), item, "expected an integer, got " + describe(v[i]), where);
+            continue;
+          }
+          if (decl.min && double(x) < *decl.min)
+            add(line_of(v[i], item), item, "must be >= " + fmt(*decl.min) + ", got " + std::to_string(x), where);
+        }
+        return;
       default:
         break;
     }
@@ -281,9 +296,25 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   p.backbone_latency_s = r.get<double>("platform.backbone.latency_s");
 
   auto& d = s.data;
-  d.dataset = r.get<std::string>("data.dataset");
-  for (const char* prefix : {"idx:", "npz:"})
-    if (d.dataset.rfind(prefix, 0) == 0) d.dataset = prefix + resolve_path(d.dataset.substr(4), file);
+  auto dataset_path = [&](std::string name) {
+    for (const char* prefix : {"idx:", "npz:"})
+      if (name.rfind(prefix, 0) == 0) name = prefix + resolve_path(name.substr(4), file);
+    return name;
+  };
+  d.dataset = dataset_path(r.get<std::string>("data.dataset"));
+  if (YAML::Node list = r.node("data.tasks"); list && list.IsSequence()) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      DataTask t;
+      t.dataset = dataset_path(list[i]["dataset"].as<std::string>());
+      if (list[i]["classes"])
+        for (const auto& c : list[i]["classes"]) t.classes.push_back(c.as<int>());
+      t.hospitals = list[i]["hospitals"].as<int>();
+      auto it = s.key_lines.find("data.tasks[" + std::to_string(i) + "].dataset");
+      t.line = it == s.key_lines.end() ? 0 : it->second;
+      d.tasks.push_back(t);
+    }
+  }
+  d.resize = r.maybe<int>("data.resize");
   d.partition_scheme = r.get<std::string>("data.partition.scheme");
   d.beta = r.get<double>("data.partition.beta");
   d.classes_per_hospital = r.get<int>("data.partition.classes_per_hospital");
@@ -351,9 +382,12 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
     problems.push_back(s.error_at("platform.hospitals", "no hospitals: give platform.hospitals, platform.roster or platform.xml").problems()[0]);
   if (!p.hospitals.empty() && !p.roster.empty())
     problems.push_back(s.error_at("platform.roster", "give either platform.hospitals or platform.roster, not both").problems()[0]);
-  const std::string& ds = d.dataset;
-  if (ds != "synthetic" && ds != "fashion-mnist" && ds.rfind("idx:", 0) != 0 && ds.rfind("npz:", 0) != 0)
-    problems.push_back(s.error_at("data.dataset", "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir> | npz:<file>)").problems()[0]);
+  auto check_dataset = [&](const std::string& ds, const std::string& key) {
+    if (ds != "synthetic" && ds != "fashion-mnist" && ds.rfind("idx:", 0) != 0 && ds.rfind("npz:", 0) != 0)
+      problems.push_back(s.error_at(key, "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir> | npz:<file>)").problems()[0]);
+  };
+  check_dataset(d.dataset, "data.dataset");
+  for (size_t i = 0; i < d.tasks.size(); ++i) check_dataset(d.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset");
   auto timing_only_key = [&](const std::string& key, bool set) {
     if (set && !t.timing_only)
       problems.push_back(s.error_at(key, "needs training.mode: timing-only (a real run trains on real data)").problems()[0]);

@@ -16,6 +16,14 @@ struct HospitalGroup {
   int line = 0;  // where it was declared, for later error messages
 };
 
+// One task of data.tasks: a dataset (optionally a subset of its classes) for a group of hospitals.
+struct DataTask {
+  std::string dataset;       // as data.dataset, paths resolved
+  std::vector<int> classes;  // original labels kept, in order; empty = all
+  int hospitals = 1;
+  int line = 0;
+};
+
 struct Scenario {
   std::string file;  // path it was read from, or "<built-in quickstart>"
   std::map<std::string, int> key_lines;  // dotted key -> line in `file`, 0 for --set overrides
@@ -47,6 +55,8 @@ struct Scenario {
     double synthetic_noise = 1.0;
     std::optional<int64_t> samples_per_hospital;  // timing-only: instead of a partition
     double server_share = 0;                      // of the pool, held at the server
+    std::vector<DataTask> tasks;                  // empty: data.dataset for everyone
+    std::optional<int> resize;
   } data;
 
   struct Model {

@@ -41,6 +41,11 @@ std::vector<KeyDecl> build() {
       {"data.split.train", T::Float, "0.7", "Share of a hospital's samples used for training", {}, 0, 1},
       {"data.split.val", T::Float, "0.1", "Share kept for validation", {}, 0, 1},
       {"data.split.test", T::Float, "0.2", "Share kept for the hospital's own test", {}, 0, 1},
+      {"data.tasks", T::List, none, "Several tasks, each a dataset for its own group of hospitals (in hospital order), with one unified label space"},
+      {"data.tasks[].dataset", T::String, none, "This task's dataset (as data.dataset)", {}, {}, {}, false, true},
+      {"data.tasks[].classes", T::IntList, none, "Original labels kept, in order (default: all); they become labels offset.. of the unified space", {}, 0},
+      {"data.tasks[].hospitals", T::Int, none, "Number of hospitals holding this task", {}, 1, {}, false, true},
+      {"data.resize", T::Int, none, "Resize every image to this side (bilinear), e.g. 28 -> 32 for vgg11/resnet18", {}, 4},
       {"data.server_share", T::Float, "0", "Stratified share of the training pool held at the server (split like a hospital's); UniFed trains on it", {}, 0, 0.5},
       {"data.samples_per_hospital", T::Int, none, "training.mode timing-only: every hospital holds this many training samples; no dataset is partitioned", {}, 1},
       {"data.synthetic", T::Map, none, "Options of the synthetic dataset"},
@@ -119,6 +124,7 @@ std::string type_name(KeyType t) {
     case KeyType::Bool: return "boolean";
     case KeyType::Map: return "mapping";
     case KeyType::List: return "list";
+    case KeyType::IntList: return "integers";
   }
   return "?";
 }

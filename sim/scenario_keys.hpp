@@ -8,7 +8,7 @@
 
 namespace fedgrid {
 
-enum class KeyType { Int, Float, String, Bool, Map, List };
+enum class KeyType { Int, Float, String, Bool, Map, List, IntList };  // List: of mappings
 
 struct KeyDecl {
   std::string path;          // dotted; "[]" marks the items of a list, e.g. platform.hospitals[].count

@@ -1,0 +1,37 @@
+#pragma once
+// Tasks that differ between hospitals (UniFed's setting): several datasets, each for its own
+// group of hospitals, merged into one training pool and one global test set over a unified
+// label space (task 0's classes first, then task 1's, ...). And the 28 -> 32 resize the
+// CIFAR-style models need.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+
+namespace fedgrid::data {
+
+struct TaskSource {
+  TrainTest data;
+  std::vector<int> classes;  // original labels kept, in this order; empty = all of them
+};
+
+struct TaskRange {
+  int64_t begin = 0, end = 0;  // this task's samples in the merged training pool
+  int label_offset = 0, classes = 0;
+};
+
+struct MergedTasks {
+  TrainTest data;
+  std::vector<TaskRange> train_ranges;  // one per task, in order
+};
+
+// Throws std::invalid_argument (naming the task by index) when a class is not in its dataset
+// or the tasks' image shapes differ.
+MergedTasks merge_tasks(const std::vector<TaskSource>& tasks);
+
+// Bilinear resize of every image to side x side (half-pixel centres, edges clamped: what
+// PIL's and torch's bilinear give when enlarging).
+void resize_images(Dataset& d, int side);
+
+}  // namespace fedgrid::data
