@@ -7,11 +7,13 @@ namespace fedgrid::data {
 namespace {
 
 // Appends the samples of `from` whose label is kept, relabelled into the unified space.
-void append_kept(Dataset& into, const Dataset& from, const std::vector<int>& label_map, int offset) {
+void append_kept(Dataset& into, const Dataset& from, const std::vector<int>& label_map, int offset, int64_t limit) {
   const size_t pixels = size_t(from.shape.pixels());
-  for (int64_t i = 0; i < from.size(); ++i) {
+  int64_t kept = 0;
+  for (int64_t i = 0; i < from.size() && (limit <= 0 || kept < limit); ++i) {
     const int mapped = label_map[size_t(from.labels[size_t(i)])];
     if (mapped < 0) continue;
+    ++kept;
     into.labels.push_back(offset + mapped);
     into.images.insert(into.images.end(), from.images.begin() + i * int64_t(pixels),
                        from.images.begin() + (i + 1) * int64_t(pixels));
@@ -49,8 +51,8 @@ MergedTasks merge_tasks(const std::vector<TaskSource>& tasks) {
       label_map[size_t(kept[k])] = int(k);
     }
     TaskRange range{out.data.train.size(), 0, offset, int(kept.size())};
-    append_kept(out.data.train, task.data.train, label_map, offset);
-    append_kept(out.data.test, task.data.test, label_map, offset);
+    append_kept(out.data.train, task.data.train, label_map, offset, task.train_samples);
+    append_kept(out.data.test, task.data.test, label_map, offset, 0);
     range.end = out.data.train.size();
     if (range.end == range.begin)
       throw std::invalid_argument("task " + std::to_string(t) + " keeps no training samples");

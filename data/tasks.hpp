@@ -14,6 +14,7 @@ namespace fedgrid::data {
 struct TaskSource {
   TrainTest data;
   std::vector<int> classes;  // original labels kept, in this order; empty = all of them
+  int64_t train_samples = 0;  // > 0: only the first this many kept training samples (UniFed's code keeps 8,000)
 };
 
 struct TaskRange {

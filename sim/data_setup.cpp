@@ -103,7 +103,7 @@ void set_up_data(World& world, int hospitals) {
     std::vector<data::TaskSource> sources;
     for (size_t i = 0; i < s.data.tasks.size(); ++i)
       sources.push_back({load_dataset(s, s.data.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset"),
-                         s.data.tasks[i].classes});
+                         s.data.tasks[i].classes, s.data.tasks[i].train_samples});
     data::MergedTasks merged;
     try {
       merged = data::merge_tasks(sources);

@@ -309,6 +309,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
       if (list[i]["classes"])
         for (const auto& c : list[i]["classes"]) t.classes.push_back(c.as<int>());
       t.hospitals = list[i]["hospitals"].as<int>();
+      if (list[i]["train_samples"]) t.train_samples = list[i]["train_samples"].as<int64_t>();
       auto it = s.key_lines.find("data.tasks[" + std::to_string(i) + "].dataset");
       t.line = it == s.key_lines.end() ? 0 : it->second;
       d.tasks.push_back(t);

@@ -20,6 +20,7 @@ struct HospitalGroup {
 struct DataTask {
   std::string dataset;       // as data.dataset, paths resolved
   std::vector<int> classes;  // original labels kept, in order; empty = all
+  int64_t train_samples = 0;  // 0 = all
   int hospitals = 1;
   int line = 0;
 };

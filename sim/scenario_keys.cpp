@@ -44,6 +44,7 @@ std::vector<KeyDecl> build() {
       {"data.tasks", T::List, none, "Several tasks, each a dataset for its own group of hospitals (in hospital order), with one unified label space"},
       {"data.tasks[].dataset", T::String, none, "This task's dataset (as data.dataset)", {}, {}, {}, false, true},
       {"data.tasks[].classes", T::IntList, none, "Original labels kept, in order (default: all); they become labels offset.. of the unified space", {}, 0},
+      {"data.tasks[].train_samples", T::Int, none, "Keep only the first N training samples of this task (after the class filter), as UniFed's code keeps 8,000", {}, 1},
       {"data.tasks[].hospitals", T::Int, none, "Number of hospitals holding this task", {}, 1, {}, false, true},
       {"data.resize", T::Int, none, "Resize every image to this side (bilinear), e.g. 28 -> 32 for vgg11/resnet18", {}, 4},
       {"data.server_share", T::Float, "0", "Stratified share of the training pool held at the server (split like a hospital's); UniFed trains on it", {}, 0, 0.5},

@@ -166,6 +166,11 @@ TEST(Runs, EveryReadyScenarioValidates) {
   for (auto& entry : std::filesystem::recursive_directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     auto r = run_fedgrid("validate " + entry.path().string());
+    // MedMNIST scenarios need the user's .npz files: without them, exit 2 naming the file.
+    if (entry.path().filename().string().rfind("medmnist_", 0) == 0 && r.exit_code == 2) {
+      EXPECT_NE(r.output.find(".npz: file not found"), std::string::npos) << r.output;
+      continue;
+    }
     EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
   }
 }

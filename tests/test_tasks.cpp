@@ -36,6 +36,9 @@ TEST(Tasks, MergeIntoOneLabelSpaceInTaskOrder) {
   EXPECT_EQ(m.train_ranges[1].label_offset, 2);
   EXPECT_EQ(m.train_ranges[1].classes, 2);
   EXPECT_EQ(m.data.train.name, "a+b");
+
+  a.train_samples = 2;  // the first two kept samples only
+  EXPECT_EQ(data::merge_tasks({a, b}).data.train.labels, (std::vector<int64_t>{1, 0, 3, 2}));
 }
 
 TEST(Tasks, BadTasksAreRefusedWithTheTaskNamed) {
