@@ -23,14 +23,37 @@ class LayerWalk {
   explicit LayerWalk(const ModelSpec& spec)
       : spec_(spec), channels_(spec.channels), height_(spec.height), width_(spec.width) {}
 
-  void conv(int64_t out_channels, int64_t kernel, int64_t padding) {
-    height_ += 2 * padding - kernel + 1;
-    width_ += 2 * padding - kernel + 1;
+  void conv(int64_t out_channels, int64_t kernel, int64_t padding, int64_t stride = 1, bool bias = true) {
+    height_ = (height_ + 2 * padding - kernel) / stride + 1;
+    width_ = (width_ + 2 * padding - kernel) / stride + 1;
     require_nonempty();
     const int64_t weights = out_channels * channels_ * kernel * kernel;
-    parameters_ += weights + out_channels;
+    parameters_ += weights + (bias ? out_channels : 0);
     macs_ += weights * height_ * width_;  // = Cout*Hout*Wout*Cin*K*K
     channels_ = out_channels;
+  }
+
+  // Batch norm: weight and bias; running mean, running var and the batch counter as buffers.
+  void batchnorm() {
+    parameters_ += 2 * channels_;
+    buffers_ += 2 * channels_ + 1;
+  }
+
+  void global_avgpool() { height_ = width_ = 1; }
+
+  // A residual block's shortcut, a 1x1 conv (stride) + batch norm from the block's input
+  // shape `in` to the current shape, added without changing the current shape.
+  struct Shape {
+    int64_t channels, height, width;
+  };
+  Shape shape() const { return {channels_, height_, width_}; }
+  void projection_shortcut(const Shape& in, int64_t stride) {
+    const Shape out = shape();
+    channels_ = in.channels, height_ = in.height, width_ = in.width;
+    conv(out.channels, 1, 0, stride, false);
+    batchnorm();
+    if (channels_ != out.channels || height_ != out.height || width_ != out.width)
+      throw std::logic_error("projection shortcut does not meet the block's output");
   }
 
   void maxpool2() {  // kernel 2, stride 2, floor
@@ -49,8 +72,7 @@ class LayerWalk {
   }
 
   ModelCost cost() const {
-    // These nets hold no buffers (no batch norm), so state is exactly the parameters.
-    return {.parameters = parameters_, .state_values = parameters_, .forward_flops = 2.0 * macs_};
+    return {.parameters = parameters_, .state_values = parameters_ + buffers_, .forward_flops = 2.0 * macs_};
   }
 
  private:
@@ -63,7 +85,7 @@ class LayerWalk {
 
   const ModelSpec& spec_;
   int64_t channels_, height_, width_;
-  int64_t parameters_ = 0, macs_ = 0;
+  int64_t parameters_ = 0, buffers_ = 0, macs_ = 0;
 };
 
 // The layer lists; nets.cpp builds the same layers as torch modules.
@@ -92,6 +114,47 @@ void walk_mlp(LayerWalk& net, int64_t classes) {
   net.linear(classes);
 }
 
+// VGG11 with batch norm for 32x32 inputs (as UniFed's repo): conv3x3 (pad 1, bias) + BN + ReLU
+// with channels 64 M 128 M 256 256 M 512 512 M 512 512 M, then fc 4096, fc 4096, fc out. The
+// classifier's dropout is left out: torch draws its masks from the global generator, which
+// would make results depend on thread timing (notes/dependencies.md).
+void walk_vgg11(LayerWalk& net, int64_t classes) {
+  for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
+    if (c < 0) {
+      net.maxpool2();
+      continue;
+    }
+    net.conv(c, 3, 1);
+    net.batchnorm();
+  }
+  net.linear(4096);
+  net.linear(4096);
+  net.linear(classes);
+}
+
+// ResNet-18, CIFAR variant (He et al. 2016 as in the widely used CIFAR code): conv3x3 64
+// (stride 1, no bias) + BN, four stages of two BasicBlocks (64, 128, 256, 512; stride 2 from
+// the second stage on; 1x1 conv + BN shortcut where the shape changes), global average pool,
+// fc out.
+void walk_resnet18(LayerWalk& net, int64_t classes) {
+  net.conv(64, 3, 1, 1, false);
+  net.batchnorm();
+  for (int64_t stage = 0; stage < 4; ++stage) {
+    const int64_t channels = 64 << stage;
+    for (int64_t block = 0; block < 2; ++block) {
+      const int64_t stride = stage > 0 && block == 0 ? 2 : 1;
+      const auto in = net.shape();
+      net.conv(channels, 3, 1, stride, false);
+      net.batchnorm();
+      net.conv(channels, 3, 1, 1, false);
+      net.batchnorm();
+      if (stride != 1 || in.channels != channels) net.projection_shortcut(in, stride);
+    }
+  }
+  net.global_avgpool();
+  net.linear(classes);
+}
+
 struct Arch {
   std::string name;
   std::string description;
@@ -105,6 +168,10 @@ const std::vector<Arch>& archs() {
       {"lenet5", "LeNet-5 with ReLU: conv5x5 6 (pad 2), pool, conv5x5 16, pool, fc 120, 84, out",
        walk_lenet5},
       {"mlp", "McMahan et al. 2017 2NN: fc 200, ReLU, fc 200, ReLU, fc out", walk_mlp},
+      {"vgg11", "VGG11 with batch norm (32x32 inputs): 8 conv3x3+BN, 5 maxpools, fc 4096, 4096, out (no dropout)",
+       walk_vgg11},
+      {"resnet18", "ResNet-18, CIFAR variant: conv3x3 stem, 4x2 BasicBlocks (64-512), global avg pool, fc out",
+       walk_resnet18},
   };
   return table;
 }

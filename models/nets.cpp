@@ -78,6 +78,87 @@ struct Mlp2NN : Net {
   }
 };
 
+nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride, bool bias) {
+  return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(bias));
+}
+
+struct Vgg11 : Net {
+  nn::Sequential features{nullptr};
+  nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+
+  explicit Vgg11(const ModelSpec& s) {
+    features = register_module("features", nn::Sequential());
+    int64_t in = s.channels, h = s.height, w = s.width;
+    for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
+      if (c < 0) {
+        features->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+        h /= 2, w /= 2;
+        continue;
+      }
+      features->push_back(conv3x3(in, c, 1, true));
+      features->push_back(nn::BatchNorm2d(c));
+      features->push_back(nn::Functional(torch::relu));
+      in = c;
+    }
+    fc1 = register_module("fc1", nn::Linear(512 * h * w, 4096));
+    fc2 = register_module("fc2", nn::Linear(4096, 4096));
+    fc3 = register_module("fc3", nn::Linear(4096, s.num_classes));
+  }
+
+  torch::Tensor forward(torch::Tensor x) override {
+    x = features->forward(x).flatten(1);
+    return fc3(torch::relu(fc2(torch::relu(fc1(x)))));
+  }
+};
+
+struct BasicBlock : nn::Module {
+  nn::Conv2d conv1{nullptr}, conv2{nullptr}, shortcut_conv{nullptr};
+  nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, shortcut_bn{nullptr};
+
+  BasicBlock(int64_t in, int64_t out, int64_t stride) {
+    conv1 = register_module("conv1", conv3x3(in, out, stride, false));
+    bn1 = register_module("bn1", nn::BatchNorm2d(out));
+    conv2 = register_module("conv2", conv3x3(out, out, 1, false));
+    bn2 = register_module("bn2", nn::BatchNorm2d(out));
+    if (stride != 1 || in != out) {
+      shortcut_conv = register_module("shortcut_conv", nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)));
+      shortcut_bn = register_module("shortcut_bn", nn::BatchNorm2d(out));
+    }
+  }
+
+  torch::Tensor forward(torch::Tensor x) {
+    torch::Tensor y = bn2(conv2(torch::relu(bn1(conv1(x)))));
+    return torch::relu(y + (shortcut_conv ? shortcut_bn(shortcut_conv(x)) : x));
+  }
+};
+
+struct ResNet18 : Net {
+  nn::Conv2d stem{nullptr};
+  nn::BatchNorm2d stem_bn{nullptr};
+  std::vector<std::shared_ptr<BasicBlock>> blocks;
+  nn::Linear fc{nullptr};
+
+  explicit ResNet18(const ModelSpec& s) {
+    stem = register_module("stem", conv3x3(s.channels, 64, 1, false));
+    stem_bn = register_module("stem_bn", nn::BatchNorm2d(64));
+    int64_t in = 64;
+    for (int64_t stage = 0; stage < 4; ++stage)
+      for (int64_t block = 0; block < 2; ++block) {
+        const int64_t out = 64 << stage, stride = stage > 0 && block == 0 ? 2 : 1;
+        blocks.push_back(register_module("block" + std::to_string(stage + 1) + "_" + std::to_string(block + 1),
+                                         std::make_shared<BasicBlock>(in, out, stride)));
+        in = out;
+      }
+    fc = register_module("fc", nn::Linear(512, s.num_classes));
+  }
+
+  torch::Tensor forward(torch::Tensor x) override {
+    x = torch::relu(stem_bn(stem(x)));
+    for (auto& b : blocks) x = b->forward(x);
+    return fc(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+};
+
 // Parameters then buffers: the layout flatten_state() and load_state() agree on.
 std::vector<torch::Tensor> state_tensors(Net& net) {
   std::vector<torch::Tensor> tensors;
@@ -93,6 +174,8 @@ std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   if (spec.arch == "cnn") return std::make_shared<FedAvgCnn>(spec);
   if (spec.arch == "lenet5") return std::make_shared<LeNet5>(spec);
   if (spec.arch == "mlp") return std::make_shared<Mlp2NN>(spec);
+  if (spec.arch == "vgg11") return std::make_shared<Vgg11>(spec);
+  if (spec.arch == "resnet18") return std::make_shared<ResNet18>(spec);
   throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");
 }
 

@@ -78,9 +78,11 @@ int list(const Args& a) {
     for (const auto& alg : algorithms::registry()) fmt::print("{:<13} {}\n", alg.name, alg.description);
   } else if (what == "models") {
     for (const auto& arch : models::known_archs()) {
-      auto c = models::model_cost({arch, 1, 28, 28, 10});
-      fmt::print("{:<8} {:>9} params {:>7.2f} MFLOP/sample fwd (1x28x28)  {}\n", arch, c.parameters,
-                 c.forward_flops / 1e6, models::arch_description(arch));
+      // Each at the smallest usual input it takes: 1x28x28, or 1x32x32 (vgg11's five pools).
+      const int side = arch == "vgg11" || arch == "resnet18" ? 32 : 28;
+      auto c = models::model_cost({arch, 1, side, side, 10});
+      fmt::print("{:<8} {:>9} params {:>8.2f} MFLOP/sample fwd (1x{}x{})  {}\n", arch, c.parameters,
+                 c.forward_flops / 1e6, side, side, models::arch_description(arch));
     }
   } else if (what == "datasets") {
     fmt::print("fashion-mnist   Fashion-MNIST from Debian's dataset-fashion-mnist (60k train, 10k test, 28x28)\n");

@@ -59,7 +59,7 @@ std::vector<KeyDecl> build() {
       {"data.synthetic.noise", T::Float, "1.0", "Pixel noise std around the class prototypes", {}, 0},
 
       {"model", T::Map, none, "The network every hospital trains"},
-      {"model.arch", T::String, "cnn", "cnn | lenet5 | mlp (see `fedgrid list models`)", {"cnn", "lenet5", "mlp"}},
+      {"model.arch", T::String, "cnn", "cnn | lenet5 | mlp | vgg11 | resnet18 (see `fedgrid list models`)", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
 
       {"training", T::Map, none, "Local training"},
       {"training.mode", T::String, "real", "real (LibTorch trains) | timing-only (protocol, transfers and compute charges; no tensors, no data)", {"real", "timing-only"}},

@@ -16,13 +16,13 @@ ModelSpec cifar(const std::string& arch) {
   return {.arch = arch, .channels = 3, .height = 32, .width = 32};
 }
 
-void expect_cost(const ModelSpec& spec, int64_t parameters, double forward_flops) {
+void expect_cost(const ModelSpec& spec, int64_t parameters, double forward_flops, int64_t buffers = 0) {
   const ModelCost cost = model_cost(spec);
   EXPECT_EQ(cost.parameters, parameters) << spec.arch;
-  EXPECT_EQ(cost.state_values, parameters) << spec.arch << ": these nets have no buffers";
+  EXPECT_EQ(cost.state_values, parameters + buffers) << spec.arch;
   EXPECT_EQ(cost.forward_flops, forward_flops) << spec.arch;
   EXPECT_EQ(cost.train_flops(), 3 * forward_flops) << spec.arch;
-  EXPECT_EQ(payload_bytes(cost), 4 * parameters + 64) << spec.arch;
+  EXPECT_EQ(payload_bytes(cost), 4 * (parameters + buffers) + 64) << spec.arch;
 }
 
 TEST(ModelCost, CnnOnMnist) {
@@ -35,6 +35,39 @@ TEST(ModelCost, CnnOnMnist) {
   // their "same"-padded variant; 582,026 is the no-padding count the spec asks for).
   // FLOPs 921,600 + 6,553,600 + 1,048,576 + 10,240 = 8,534,016
   expect_cost(mnist("cnn"), 582'026, 8'534'016);
+}
+
+TEST(ModelCost, Vgg11WithBatchNorm) {
+  // conv3x3 pad 1: params Cout*Cin*9 + Cout, FLOPs 2*Cout*H*W*Cin*9; each BN adds 2*C
+  // parameters and 2*C + 1 buffers (running mean, var, batch counter). On 1x32x32, 23 classes:
+  // conv 1->64 @32        576+64     + BN 128   FLOPs 2*64*32*32*1*9      = 1,179,648
+  // conv 64->128 @16      73,728+128 + BN 256   FLOPs 2*128*16*16*64*9    = 37,748,736
+  // conv 128->256 @8      294,912+256 + BN 512  FLOPs 2*256*8*8*128*9     = 37,748,736
+  // conv 256->256 @8      589,824+256 + BN 512  FLOPs                     = 75,497,472
+  // conv 256->512 @4      1,179,648+512 + BN 1,024  FLOPs 2*512*4*4*256*9 = 37,748,736
+  // conv 512->512 @4      2,359,296+512 + BN 1,024  FLOPs                 = 75,497,472
+  // conv 512->512 @2 (x2) 2,359,296+512 + BN 1,024 each, FLOPs 18,874,368 each
+  // fc 512->4096 2,101,248 (FLOPs 4,194,304); 4096->4096 16,781,312 (33,554,432);
+  // 4096->23 94,231 (188,416). Totals: 28,201,623 parameters (UniFed's VGG11, spec §2.8),
+  // 5,504 + 8 buffers, 341,106,688 FLOPs (= 2 x the spec's 170,553,344 MACs).
+  expect_cost({.arch = "vgg11", .channels = 1, .height = 32, .width = 32, .num_classes = 23}, 28'201'623,
+              341'106'688, 5'512);
+  expect_cost({.arch = "vgg11", .channels = 3, .height = 32, .width = 32}, 28'149'514, 343'359'488, 5'512);
+  EXPECT_THROW(model_cost({.arch = "vgg11"}), std::invalid_argument);  // 28x28 pools down to 0
+}
+
+TEST(ModelCost, ResNet18CifarVariant) {
+  // stem conv3x3 3->64 (no bias) + BN; stages of two BasicBlocks (two conv3x3 + BN each) at
+  // 64@32, 128@16, 256@8, 512@4; stages 2-4 start with stride 2 and a 1x1 conv + BN shortcut;
+  // global average pool; fc 512 -> 10. 11,173,962 parameters: the count the CIFAR ResNet-18
+  // is known by. Buffers: 20 BN layers, 2*C + 1 each = 9,620.
+  // FLOPs: stem 2*64*32*32*3*9 = 3,538,944; stage 1: 4 x 2*64*32*32*64*9 = 301,989,888;
+  // stage 2: 2*128*16*16*64*9 + 3 x 2*128*16*16*128*9 + shortcut 2*128*16*16*64 = 268,435,456,
+  // stages 3 and 4 the same (channels double, area quarters); fc 2*512*10 = 10,240.
+  // In all 3,538,944 + 301,989,888 + 3 x 268,435,456 + 10,240 = 1,110,845,440.
+  expect_cost({.arch = "resnet18", .channels = 3, .height = 32, .width = 32}, 11'173'962, 1'110'845'440, 9'620);
+  expect_cost({.arch = "resnet18", .channels = 1, .height = 32, .width = 32, .num_classes = 23}, 11'179'479,
+              1'108'499'456, 9'620);
 }
 
 TEST(ModelCost, CnnOnCifar) {
@@ -99,7 +132,7 @@ TEST(ModelCost, UnknownArchIsRejected) {
     model_cost({.arch = "resnet"});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, lenet5, mlp)");
+    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, lenet5, mlp, vgg11, resnet18)");
   }
   EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
 }
@@ -127,7 +160,7 @@ TEST(ModelCost, TooSmallInputIsRejected) {
 }
 
 TEST(ModelCost, ArchListAndDescriptions) {
-  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "lenet5", "mlp"}));
+  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "lenet5", "mlp", "vgg11", "resnet18"}));
   for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
 }
 
