@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -18,6 +19,7 @@ namespace {
 constexpr uint64_t kIidTag = 0x11D;
 constexpr uint64_t kDirichletTag = 0xD121;
 constexpr uint64_t kShardsTag = 0x5A4D;
+constexpr uint64_t kBalancedTag = 0xBA1;
 constexpr int kDirichletAttempts = 1000;
 
 [[noreturn]] void fail(const std::string& key, const std::string& why) {
@@ -158,6 +160,28 @@ std::vector<Indices> shards(const std::vector<int64_t>& labels, int num_classes,
   return out;
 }
 
+// UniFed's "moderately non-IID": every hospital holds the same number of samples of every
+// class present in the pool, min over classes of floor(class size / hospitals); the rest of
+// the pool is dealt to no one.
+std::vector<Indices> balanced(const std::vector<int64_t>& labels, int num_classes, int hospitals, uint64_t seed) {
+  std::vector<Indices> by_class = group_by_class(labels, num_classes);
+  int64_t per_class = std::numeric_limits<int64_t>::max();
+  for (const Indices& c : by_class)
+    if (!c.empty()) per_class = std::min(per_class, int64_t(c.size()) / hospitals);
+  if (per_class == 0)
+    fail("partition.scheme", "balanced: a class has fewer samples than there are hospitals (" +
+                                 std::to_string(hospitals) + ")");
+  Rng rng(mix_seed(seed, kBalancedTag));
+  std::vector<Indices> out(static_cast<size_t>(hospitals));
+  for (Indices& c : by_class) {
+    if (c.empty()) continue;
+    rng.shuffle(c);
+    for (int h = 0; h < hospitals; ++h)
+      out[size_t(h)].insert(out[size_t(h)].end(), c.begin() + h * per_class, c.begin() + (h + 1) * per_class);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_classes,
@@ -170,9 +194,11 @@ std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_class
     out = dirichlet(labels, num_classes, hospitals, options);
   else if (options.scheme == "shards")
     out = shards(labels, num_classes, hospitals, options);
+  else if (options.scheme == "balanced")
+    out = balanced(labels, num_classes, hospitals, options.seed);
   else
     fail("partition.scheme", "unknown scheme '" + options.scheme +
-                                 "' (expected iid, dirichlet or shards)");
+                                 "' (expected iid, dirichlet, shards or balanced)");
   for (Indices& list : out) std::sort(list.begin(), list.end());
   return out;
 }

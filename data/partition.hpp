@@ -10,7 +10,7 @@
 namespace fedgrid::data {
 
 struct PartitionOptions {
-  std::string scheme = "iid";  // iid | dirichlet | shards
+  std::string scheme = "iid";  // iid | dirichlet | shards | balanced
   double beta = 0.5;           // dirichlet concentration
   int classes_per_hospital = 2;  // shards: k classes per hospital
   int64_t min_samples = 10;      // dirichlet: redraw until every hospital has this many
@@ -18,7 +18,8 @@ struct PartitionOptions {
 };
 
 // Returns one index list per hospital (sorted ascending), disjoint, covering the pool
-// (shards: every sample of the classes dealt). Throws std::invalid_argument on impossible
+// (shards: every sample of the classes dealt; balanced: an equal count of every class per
+// hospital, the remainder dealt to no one). Throws std::invalid_argument on impossible
 // requests (more hospitals than samples, k > classes, ...), message naming the option.
 std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_classes,
                                int hospitals, const PartitionOptions& options);

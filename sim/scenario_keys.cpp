@@ -33,7 +33,7 @@ std::vector<KeyDecl> build() {
       {"data", T::Map, none, "Dataset, partition and splits"},
       {"data.dataset", T::String, "fashion-mnist", "synthetic | fashion-mnist | idx:<dir> | npz:<MedMNIST .npz file>"},
       {"data.partition", T::Map, none, "How the training pool is dealt to hospitals"},
-      {"data.partition.scheme", T::String, "iid", "iid | dirichlet | shards", {"iid", "dirichlet", "shards"}},
+      {"data.partition.scheme", T::String, "iid", "iid | dirichlet | shards | balanced (equal count of every class per hospital)", {"iid", "dirichlet", "shards", "balanced"}},
       {"data.partition.beta", T::Float, "0.5", "dirichlet: label-skew concentration (smaller = more skewed)", {}, 0, {}, true},
       {"data.partition.classes_per_hospital", T::Int, "2", "shards: classes per hospital", {}, 1},
       {"data.partition.min_samples", T::Int, "10", "dirichlet: redraw until every hospital holds this many", {}, 0},

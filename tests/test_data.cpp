@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -461,6 +462,27 @@ TEST(Partition, ShardsLimitClassesPerHospital) {
     EXPECT_LE(classes.size(), 6u);
   }
   EXPECT_EQ(parts, partition(uneven, 10, 7, o));
+}
+
+TEST(Partition, BalancedGivesEveryHospitalTheSameCountOfEveryClass) {
+  // Classes of 30, 25 and 41 samples over 4 hospitals: min(30/4, 25/4, 41/4) = 6 of each.
+  std::vector<int64_t> labels;
+  for (auto [c, n] : std::vector<std::pair<int64_t, int>>{{0, 30}, {1, 25}, {2, 41}})
+    labels.insert(labels.end(), size_t(n), c);
+  PartitionOptions o;
+  o.scheme = "balanced";
+  auto parts = partition(labels, 3, 4, o);
+  std::set<int64_t> seen;
+  for (const auto& p : parts) {
+    std::map<int64_t, int> count;
+    for (int64_t i : p) {
+      count[labels[size_t(i)]]++;
+      EXPECT_TRUE(seen.insert(i).second) << "dealt twice";
+    }
+    EXPECT_EQ(count, (std::map<int64_t, int>{{0, 6}, {1, 6}, {2, 6}}));
+  }
+  EXPECT_EQ(parts, partition(labels, 3, 4, o));
+  EXPECT_THROW(partition(labels, 3, 26, o), std::invalid_argument);  // class 1 has 25 < 26
 }
 
 TEST(Partition, BadOptionsNameTheOption) {
