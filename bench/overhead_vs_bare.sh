@@ -17,13 +17,4 @@ t1=$(seconds)
 bare=$("$build/bare_fedavg" 8 "$rounds" 2 1 42)
 t2=$(seconds)
 
-/usr/bin/python3 - "$out" "$t0" "$t1" "$t2" "$bare" <<'PY'
-import csv, sys
-out, t0, t1, t2, bare = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5]
-rows = list(csv.DictReader(open(f"{out}/fedgrid/rounds.csv")))
-fed_acc = float(rows[-1]["accuracy"])
-bare_acc = float(bare.split("accuracy ")[1].split(",")[0])
-fed, bare_wall = t1 - t0, t2 - t1
-print(f"fedgrid {fed:.2f} s (accuracy {fed_acc:.4f}), bare LibTorch {bare_wall:.2f} s (accuracy {bare_acc:.4f}): "
-      f"fedgrid/bare = {fed / bare_wall:.3f}")
-PY
+compare_with_fedgrid "$out/fedgrid" "$t0" "$t1" "$t2" "bare LibTorch" "$bare" fedgrid/other

@@ -29,13 +29,4 @@ t2=$(seconds)
 echo "$python"
 cat "$out/python_rounds.txt"
 
-/usr/bin/python3 - "$out" "$t0" "$t1" "$t2" "$python" <<'PY'
-import csv, sys
-out, t0, t1, t2, python = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5]
-rows = list(csv.DictReader(open(f"{out}/fedgrid/rounds.csv")))
-fed_acc = float(rows[-1]["accuracy"])
-py_acc = float(python.split("accuracy ")[1].split(",")[0])
-fed, py_wall = t1 - t0, t2 - t1
-print(f"fedgrid {fed:.2f} s (accuracy {fed_acc:.4f}), python {py_wall:.2f} s (accuracy {py_acc:.4f}): "
-      f"speed-up python/fedgrid = {py_wall / fed:.2f}x")
-PY
+compare_with_fedgrid "$out/fedgrid" "$t0" "$t1" "$t2" python "$python" other/fedgrid

@@ -117,8 +117,14 @@ void set_up_data(World& world, int hospitals) {
       first += s.data.tasks[i].hospitals;
     }
   }
-  if (s.data.resize)
-    for (data::Dataset* d : {&world.data.train, &world.data.test}) data::resize_images(*d, *s.data.resize);
+  for (data::Dataset* d : {&world.data.train, &world.data.test}) {
+    if (s.training.timing_only) {
+      d->images = {};  // no tensors: keep the (resized) shape and the labels, drop the pixels
+      if (s.data.resize) d->shape.height = d->shape.width = *s.data.resize;
+    } else if (s.data.resize) {
+      data::resize_images(*d, *s.data.resize);
+    }
+  }
 
   world.splits.assign(size_t(hospitals), {});
   if (s.data.samples_per_hospital) return;  // timing-only: every hospital holds a count, no samples

@@ -164,11 +164,6 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
     world.platform = platforms::build_star_platform(
         server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
   }
-  if (s.training.timing_only) {
-    // No tensors in a timing-only run: keep the shape and sample counts, drop the pixels.
-    world.data.train.images = {};
-    world.data.test.images = {};
-  }
 
   world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
   try {

@@ -62,24 +62,45 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(models::Net& net, const 
       net.parameters(), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }
 
-// Mean cross-entropy over `indices`, in eval mode without gradients; leaves the net training.
+// Scores a loaded net (in eval mode, gradients off) on `indices` of the dataset's tensors, or
+// on all of it when `indices` is null: accuracy, mean loss, confusion matrix, in batches.
+EvalOutcome score(models::Net& net, const torch::Tensor& images, const torch::Tensor& labels,
+                  const data::Indices* indices, int64_t classes, ComputeDevice device) {
+  const int64_t n = indices ? int64_t(indices->size()) : images.size(0);
+  constexpr int64_t kBatch = 1000;
+  double loss_sum = 0;
+  int64_t correct = 0;
+  torch::Tensor confusion = torch::zeros({classes * classes}, torch::kInt64);
+  for (int64_t start = 0; start < n; start += kBatch) {
+    const int64_t len = std::min(kBatch, n - start);
+    torch::Tensor x, y;
+    if (indices) {
+      torch::Tensor idx = index_tensor(indices->data() + start, len, device);
+      x = images.index_select(0, idx), y = labels.index_select(0, idx);
+    } else {
+      x = images.narrow(0, start, len), y = labels.narrow(0, start, len);
+    }
+    torch::Tensor logits = net.forward(x);
+    loss_sum += torch::nn::functional::cross_entropy(
+                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                    .item<double>();
+    const torch::Tensor predicted = logits.argmax(1);
+    correct += predicted.eq(y).sum().item<int64_t>();
+    confusion += torch::bincount((y * classes + predicted).cpu(), {}, classes * classes);
+  }
+  if (n == 0) return {};
+  std::vector<int64_t> counts(confusion.data_ptr<int64_t>(), confusion.data_ptr<int64_t>() + classes * classes);
+  return {double(correct) / double(n), loss_sum / double(n), n, std::move(counts)};
+}
+
+// Mean cross-entropy over `indices` in eval mode, inside a training job; leaves the net training.
 double validation_loss(models::Net& net, const torch::Tensor& images, const torch::Tensor& labels,
-                       const data::Indices& indices, ComputeDevice device) {
-  if (indices.empty()) return 0;
+                       const data::Indices& indices, int64_t classes, ComputeDevice device) {
   torch::NoGradGuard no_grad;
   net.eval();
-  double sum = 0;
-  const int64_t n = int64_t(indices.size());
-  for (int64_t start = 0; start < n; start += 1000) {
-    const int64_t len = std::min<int64_t>(1000, n - start);
-    torch::Tensor idx = index_tensor(indices.data() + start, len, device);
-    sum += torch::nn::functional::cross_entropy(
-               net.forward(images.index_select(0, idx)), labels.index_select(0, idx),
-               torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-               .item<double>();
-  }
+  const double loss = score(net, images, labels, &indices, classes, device).loss;
   net.train();
-  return sum / double(n);
+  return loss;
 }
 
 }  // namespace
@@ -130,7 +151,8 @@ TrainOutcome run_training(const TrainJob& job) {
     }
     ++epochs_run;
     if (!job.dynamic) continue;
-    const double val = validation_loss(net, images, labels, *job.dynamic->validation, job.device);
+    const double val =
+        validation_loss(net, images, labels, *job.dynamic->validation, job.spec.num_classes, job.device);
     if (val < best_val - job.dynamic->min_delta) {
       best_val = val, best_weights = models::flatten_state(net), since_best = 0;
     } else if (++since_best >= job.dynamic->patience) {
@@ -149,32 +171,7 @@ EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<floa
   models::load_state(net, weights);
   net.eval();
   const auto [images, labels] = tensors_of(dataset, device);
-  const int64_t n = indices ? int64_t(indices->size()) : dataset.size();
-  constexpr int64_t kBatch = 1000;
-  const int64_t classes = spec.num_classes;
-  double loss_sum = 0;
-  int64_t correct = 0;
-  torch::Tensor confusion = torch::zeros({classes * classes}, torch::kInt64);
-  for (int64_t start = 0; start < n; start += kBatch) {
-    const int64_t len = std::min(kBatch, n - start);
-    torch::Tensor x, y;
-    if (indices) {
-      torch::Tensor idx = index_tensor(indices->data() + start, len, device);
-      x = images.index_select(0, idx), y = labels.index_select(0, idx);
-    } else {
-      x = images.narrow(0, start, len), y = labels.narrow(0, start, len);
-    }
-    torch::Tensor logits = net.forward(x);
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
-    const torch::Tensor predicted = logits.argmax(1);
-    correct += predicted.eq(y).sum().item<int64_t>();
-    confusion += torch::bincount((y * classes + predicted).cpu(), {}, classes * classes);
-  }
-  if (n == 0) return {};
-  std::vector<int64_t> counts(confusion.data_ptr<int64_t>(), confusion.data_ptr<int64_t>() + classes * classes);
-  return {double(correct) / double(n), loss_sum / double(n), n, std::move(counts)};
+  return score(net, images, labels, indices, spec.num_classes, device);
 }
 
 std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed) {
