@@ -70,11 +70,9 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
     : impl_(std::make_unique<Impl>()), world_(world), observers_(std::move(observers)) {
   const auto& p = world.platform;
   server_.reset(new Node(-1, p.server_spec.name, p.server_spec.tier, p.server));
-  const auto& fixed_samples = world.scenario.data.samples_per_hospital;
   for (size_t i = 0; i < p.hospitals.size(); ++i)
     hospitals_.emplace_back(new Hospital(this, int(i), p.hospital_specs[i].name, p.hospital_specs[i].tier,
-                                         p.hospitals[i], &world.splits[i],
-                                         fixed_samples.value_or(int64_t(world.splits[i].train.size()))));
+                                         p.hospitals[i], &world.splits[i], world.train_samples(i)));
   impl_->stats.resize(hospitals_.size());
   impl_->acting_for.assign(hospitals_.size(), 0);
 

@@ -156,8 +156,7 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
     std::vector<int> representative;
     if (s.timing.cohorts) {
       std::vector<int64_t> samples;
-      for (const auto& split : world.splits)
-        samples.push_back(s.data.samples_per_hospital.value_or(int64_t(split.train.size())));
+      for (size_t h = 0; h < world.splits.size(); ++h) samples.push_back(world.train_samples(h));
       representative = platforms::group_cohorts(machines, samples);
     }
     auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));

@@ -39,6 +39,11 @@ struct World {
   std::optional<AccuracyCurve> surrogate;  // timing-only: training.surrogate
   std::unique_ptr<Executor> executor;
   PerfCounters perf;
+
+  // Hospital h's training samples: its split, or data.samples_per_hospital (timing-only).
+  int64_t train_samples(size_t h) const {
+    return scenario.data.samples_per_hospital.value_or(int64_t(splits[h].train.size()));
+  }
 };
 
 }  // namespace fedgrid
