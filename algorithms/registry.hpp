@@ -20,6 +20,7 @@ class Algorithm {
 struct AlgorithmInfo {
   std::string name, description;
   std::function<std::unique_ptr<Algorithm>()> make;
+  bool tier_models = false;  // trains a model per tier (model.<tier> keys)
 };
 
 const std::vector<AlgorithmInfo>& registry();
@@ -33,5 +34,7 @@ std::unique_ptr<Algorithm> make_unifed();
 std::unique_ptr<Algorithm> make_fedseq();
 std::unique_ptr<Algorithm> make_local();
 std::unique_ptr<Algorithm> make_centralized();
+std::unique_ptr<Algorithm> make_heterofl();
+std::unique_ptr<Algorithm> make_fedrolex();
 
 }  // namespace fedgrid::algorithms

@@ -1,6 +1,7 @@
 // Analytic model costs, computed from layer shapes alone so that timing and payload
 // estimates never need torch. Each arch's layer list is written once (the walk_* functions)
 // and drives both the parameter count and the FLOP count.
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,28 +16,27 @@ std::string shape_text(const ModelSpec& spec) {
          std::to_string(spec.width);
 }
 
-// Follows the activation shape through a stack of layers, summing parameters and MACs.
-// Biases add parameters but no FLOPs; activations and pooling add neither: the cost model
-// counts only the multiply-adds of conv and linear layers, which dominate training time.
+// Follows the activation shape through a stack of layers, summing parameters and MACs and
+// recording the state layout and the KxK conv sites. Biases add parameters but no FLOPs;
+// activations and pooling add neither: the cost model counts only the multiply-adds of conv
+// and linear layers, which dominate training time. Hidden widths are given at width 1 and
+// scaled here; the input channels and the class count are not.
 class LayerWalk {
  public:
   explicit LayerWalk(const ModelSpec& spec)
       : spec_(spec), channels_(spec.channels), height_(spec.height), width_(spec.width) {}
 
-  void conv(int64_t out_channels, int64_t kernel, int64_t padding, int64_t stride = 1, bool bias = true) {
-    height_ = (height_ + 2 * padding - kernel) / stride + 1;
-    width_ = (width_ + 2 * padding - kernel) / stride + 1;
-    require_nonempty();
-    const int64_t weights = out_channels * channels_ * kernel * kernel;
-    parameters_ += weights + (bias ? out_channels : 0);
-    macs_ += weights * height_ * width_;  // = Cout*Hout*Wout*Cin*K*K
-    channels_ = out_channels;
+  void conv(int64_t base_out, int64_t kernel, int64_t padding, int64_t stride = 1, bool bias = true) {
+    add_conv(spec_.scaled(base_out), kernel, padding, stride, bias);
   }
 
   // Batch norm: weight and bias; running mean, running var and the batch counter as buffers.
   void batchnorm() {
     parameters_ += 2 * channels_;
     buffers_ += 2 * channels_ + 1;
+    const StateTensor per_channel{{channel_axis()}};
+    params_layout_.insert(params_layout_.end(), {per_channel, per_channel});
+    buffers_layout_.insert(buffers_layout_.end(), {per_channel, per_channel, StateTensor{}});
   }
 
   void global_avgpool() { height_ = width_ = 1; }
@@ -45,12 +45,13 @@ class LayerWalk {
   // shape `in` to the current shape, added without changing the current shape.
   struct Shape {
     int64_t channels, height, width;
+    bool scaled;
   };
-  Shape shape() const { return {channels_, height_, width_}; }
+  Shape shape() const { return {channels_, height_, width_, channels_scaled_}; }
   void projection_shortcut(const Shape& in, int64_t stride) {
     const Shape out = shape();
-    channels_ = in.channels, height_ = in.height, width_ = in.width;
-    conv(out.channels, 1, 0, stride, false);
+    channels_ = in.channels, height_ = in.height, width_ = in.width, channels_scaled_ = in.scaled;
+    add_conv(out.channels, 1, 0, stride, false);
     batchnorm();
     if (channels_ != out.channels || height_ != out.height || width_ != out.width)
       throw std::logic_error("projection shortcut does not meet the block's output");
@@ -62,20 +63,53 @@ class LayerWalk {
     require_nonempty();
   }
 
-  // Flattens whatever shape came before, as torch's x.flatten(1) does.
-  void linear(int64_t out_features) {
-    const int64_t in_features = channels_ * height_ * width_;
-    parameters_ += in_features * out_features + out_features;
-    macs_ += in_features * out_features;
-    channels_ = out_features;
-    height_ = width_ = 1;
-  }
+  // A hidden fully connected layer; flattens whatever shape came before, as x.flatten(1) does.
+  void linear(int64_t base_out) { add_linear(spec_.scaled(base_out), true); }
+  // The last layer: one output per class, never scaled.
+  void classifier(int64_t classes) { add_linear(classes, false); }
 
   ModelCost cost() const {
     return {.parameters = parameters_, .state_values = parameters_ + buffers_, .forward_flops = 2.0 * macs_};
   }
+  std::vector<StateTensor> layout() const {
+    std::vector<StateTensor> all = params_layout_;
+    all.insert(all.end(), buffers_layout_.begin(), buffers_layout_.end());
+    return all;
+  }
+  const std::vector<ConvSite>& conv_sites() const { return sites_; }
 
  private:
+  StateAxis channel_axis(int64_t block = 1) const { return {channels_, block, channels_scaled_}; }
+
+  void add_conv(int64_t out_channels, int64_t kernel, int64_t padding, int64_t stride, bool bias) {
+    ConvSite site{channels_, out_channels, kernel, stride, padding, height_, width_, 0, 0, bias};
+    const StateAxis in_axis = channel_axis();
+    height_ = (height_ + 2 * padding - kernel) / stride + 1;
+    width_ = (width_ + 2 * padding - kernel) / stride + 1;
+    require_nonempty();
+    site.out_h = height_, site.out_w = width_;
+    if (kernel > 1) sites_.push_back(site);
+    const int64_t weights = out_channels * channels_ * kernel * kernel;
+    parameters_ += weights + (bias ? out_channels : 0);
+    macs_ += weights * height_ * width_;  // = Cout*Hout*Wout*Cin*K*K
+    const StateAxis out_axis{out_channels, 1, true}, k{kernel, 1, false};
+    params_layout_.push_back({{out_axis, in_axis, k, k}});
+    if (bias) params_layout_.push_back({{out_axis}});
+    channels_ = out_channels, channels_scaled_ = true;
+  }
+
+  void add_linear(int64_t out_features, bool scaled) {
+    const StateAxis in_axis = channel_axis(height_ * width_);
+    const int64_t in_features = channels_ * height_ * width_;
+    parameters_ += in_features * out_features + out_features;
+    macs_ += in_features * out_features;
+    const StateAxis out_axis{out_features, 1, scaled};
+    params_layout_.push_back({{out_axis, in_axis}});
+    params_layout_.push_back({{out_axis}});
+    channels_ = out_features, channels_scaled_ = scaled;
+    height_ = width_ = 1;
+  }
+
   void require_nonempty() const {
     if (height_ < 1 || width_ < 1)
       throw std::invalid_argument("input " + shape_text(spec_) + " is too small for model arch '" +
@@ -85,7 +119,10 @@ class LayerWalk {
 
   const ModelSpec& spec_;
   int64_t channels_, height_, width_;
+  bool channels_scaled_ = false;  // the input's channels are not a hidden width
   int64_t parameters_ = 0, buffers_ = 0, macs_ = 0;
+  std::vector<StateTensor> params_layout_, buffers_layout_;
+  std::vector<ConvSite> sites_;
 };
 
 // The layer lists; nets.cpp builds the same layers as torch modules.
@@ -95,7 +132,7 @@ void walk_cnn(LayerWalk& net, int64_t classes) {
   net.conv(64, 5, 0);
   net.maxpool2();
   net.linear(512);
-  net.linear(classes);
+  net.classifier(classes);
 }
 
 void walk_lenet5(LayerWalk& net, int64_t classes) {
@@ -105,13 +142,13 @@ void walk_lenet5(LayerWalk& net, int64_t classes) {
   net.maxpool2();
   net.linear(120);
   net.linear(84);
-  net.linear(classes);
+  net.classifier(classes);
 }
 
 void walk_mlp(LayerWalk& net, int64_t classes) {
   net.linear(200);
   net.linear(200);
-  net.linear(classes);
+  net.classifier(classes);
 }
 
 // VGG11 with batch norm for 32x32 inputs (as UniFed's repo): conv3x3 (pad 1, bias) + BN + ReLU
@@ -129,7 +166,7 @@ void walk_vgg11(LayerWalk& net, int64_t classes) {
   }
   net.linear(4096);
   net.linear(4096);
-  net.linear(classes);
+  net.classifier(classes);
 }
 
 // ResNet-18, CIFAR variant (He et al. 2016 as in the widely used CIFAR code): conv3x3 64
@@ -148,11 +185,11 @@ void walk_resnet18(LayerWalk& net, int64_t classes) {
       net.batchnorm();
       net.conv(channels, 3, 1, 1, false);
       net.batchnorm();
-      if (stride != 1 || in.channels != channels) net.projection_shortcut(in, stride);
+      if (stride != 1 || in.channels != net.shape().channels) net.projection_shortcut(in, stride);
     }
   }
   net.global_avgpool();
-  net.linear(classes);
+  net.classifier(classes);
 }
 
 struct Arch {
@@ -184,17 +221,44 @@ const Arch& find_arch(const std::string& name) {
   throw std::invalid_argument("unknown model arch '" + name + "' (known: " + known + ")");
 }
 
-}  // namespace
-
-ModelCost model_cost(const ModelSpec& spec) {
+// The walk of spec's layers, after checking the spec.
+LayerWalk walk_layers(const ModelSpec& spec) {
   const Arch& arch = find_arch(spec.arch);
   if (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.num_classes < 1)
     throw std::invalid_argument("model arch '" + spec.arch + "' needs a positive input shape " +
                                 "and class count, got " + shape_text(spec) + " with " +
                                 std::to_string(spec.num_classes) + " classes");
+  if (!(spec.width_multiplier > 0) || spec.width_multiplier > 1)
+    throw std::invalid_argument("model arch '" + spec.arch + "': width_multiplier must be in (0, 1], got " +
+                                std::to_string(spec.width_multiplier));
   LayerWalk walk(spec);
   arch.walk(walk, spec.num_classes);
-  return walk.cost();
+  return walk;
+}
+
+}  // namespace
+
+std::string spec_label(const ModelSpec& spec) {
+  if (spec.width_multiplier == 1.0) return spec.arch;
+  std::ostringstream os;
+  os << spec.arch << " x" << spec.width_multiplier;
+  return os.str();
+}
+
+ModelCost model_cost(const ModelSpec& spec) { return walk_layers(spec).cost(); }
+
+std::vector<StateTensor> state_layout(const ModelSpec& spec) { return walk_layers(spec).layout(); }
+
+std::vector<ConvSite> conv_sites(const ModelSpec& spec) { return walk_layers(spec).conv_sites(); }
+
+double dbb_extra_flops(const ConvSite& s) {
+  const int64_t out_px = s.out_h * s.out_w, in_px = s.in_h * s.in_w;
+  // 1x1-kxk: a 1x1 conv (in -> in) at input resolution, then a KxK conv; 1x1-avg: a 1x1 conv
+  // (in -> out) at input resolution, then average pooling (not counted).
+  int64_t macs = s.in * s.in * in_px + s.out * s.in * s.kernel * s.kernel * out_px + s.out * s.in * in_px;
+  if (2 * s.padding + 1 == s.kernel)  // the full mask adds 1x1, 1xK and Kx1 (identity: a BN only)
+    macs += s.out * s.in * out_px + 2 * s.out * s.in * s.kernel * out_px;
+  return 2.0 * double(macs);
 }
 
 const std::vector<std::string>& known_archs() {

@@ -1,6 +1,8 @@
 #pragma once
 // What a model is, without torch: its architecture name and input/output shape, its exact
 // parameter count and payload size, and its analytic FLOPs. Cheap to include anywhere.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,11 +10,20 @@
 namespace fedgrid::models {
 
 struct ModelSpec {
-  std::string arch;  // cnn | lenet5 | mlp
-  int channels = 1, height = 28, width = 28;
+  std::string arch;  // cnn | lenet5 | mlp | vgg11 | resnet18
+  int channels = 1, height = 28, width = 28;  // input image
   int num_classes = 10;
+  // Scales every hidden layer's channels/units to ceil(m * base) (HeteroFL's model rate); the
+  // input channels and the class count never scale.
+  double width_multiplier = 1.0;
+  int64_t scaled(int64_t base) const {
+    return std::max<int64_t>(1, int64_t(std::ceil(width_multiplier * double(base) - 1e-9)));
+  }
   bool operator==(const ModelSpec&) const = default;
 };
+
+// "cnn", or "cnn x0.5" when the width is scaled: for logs, keys and error messages.
+std::string spec_label(const ModelSpec& spec);
 
 struct ModelCost {
   int64_t parameters = 0;         // trainable scalars (weights + biases)
@@ -29,6 +40,35 @@ inline int64_t payload_bytes(const ModelCost& c) { return c.state_values * 4 + k
 
 // Throws std::invalid_argument for an unknown arch or an input too small for it.
 ModelCost model_cost(const ModelSpec& spec);
+
+// The layout of a model's flat state (parameters, then buffers, in the order flatten_state()
+// writes them): one entry per tensor, its axes outermost first. Sub-model extraction (HeteroFL,
+// FedRolex) maps each axis of a narrow model onto the wide one.
+struct StateAxis {
+  int64_t channels = 1;  // entries along the axis = channels * block
+  int64_t block = 1;     // flattened positions per channel (a linear layer after a conv)
+  bool scaled = false;   // a hidden width, which shrinks with width_multiplier
+};
+struct StateTensor {
+  std::vector<StateAxis> axes;  // empty: a scalar (batch norm's batch counter)
+  int64_t numel() const {
+    int64_t n = 1;
+    for (const auto& a : axes) n *= a.channels * a.block;
+    return n;
+  }
+};
+std::vector<StateTensor> state_layout(const ModelSpec& spec);
+
+// A KxK convolution (K > 1): where DynamicFL can grow a diverse-branch block.
+struct ConvSite {
+  int64_t in = 1, out = 1, kernel = 3, stride = 1, padding = 0;
+  int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  bool bias = true;  // false: a batch norm follows and absorbs the fused bias
+};
+std::vector<ConvSite> conv_sites(const ModelSpec& spec);  // in forward order
+// Forward FLOPs per sample that DyRep's default diverse-branch block adds over the plain conv
+// at `site` (the branches of models/dbb.hpp's default_branches; batch norms not counted).
+double dbb_extra_flops(const ConvSite& site);
 
 const std::vector<std::string>& known_archs();
 std::string arch_description(const std::string& arch);

@@ -11,9 +11,7 @@ namespace {
 
 namespace nn = torch::nn;
 
-nn::Conv2d conv5x5(int64_t in, int64_t out, int64_t padding) {
-  return nn::Conv2d(nn::Conv2dOptions(in, out, 5).padding(padding));
-}
+GrowableConv conv5x5(int64_t in, int64_t out, int64_t padding) { return GrowableConv(in, out, 5, 1, padding, true); }
 
 // Spatial size after a 5x5 conv and a floor maxpool 2; make_net() has already rejected
 // inputs this would shrink below 1.
@@ -22,16 +20,17 @@ int64_t conv5x5_pool2(int64_t size, int64_t padding) { return (size + 2 * paddin
 torch::Tensor pool(torch::Tensor x) { return torch::max_pool2d(x, 2); }
 
 struct FedAvgCnn : Net {
-  nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  GrowableConv conv1{nullptr}, conv2{nullptr};
   nn::Linear fc1{nullptr}, fc2{nullptr};
 
   explicit FedAvgCnn(const ModelSpec& s) {
     const int64_t h = conv5x5_pool2(conv5x5_pool2(s.height, 0), 0);
     const int64_t w = conv5x5_pool2(conv5x5_pool2(s.width, 0), 0);
-    conv1 = register_module("conv1", conv5x5(s.channels, 32, 0));
-    conv2 = register_module("conv2", conv5x5(32, 64, 0));
-    fc1 = register_module("fc1", nn::Linear(64 * h * w, 512));
-    fc2 = register_module("fc2", nn::Linear(512, s.num_classes));
+    conv1 = register_module("conv1", conv5x5(s.channels, s.scaled(32), 0));
+    conv2 = register_module("conv2", conv5x5(s.scaled(32), s.scaled(64), 0));
+    fc1 = register_module("fc1", nn::Linear(s.scaled(64) * h * w, s.scaled(512)));
+    fc2 = register_module("fc2", nn::Linear(s.scaled(512), s.num_classes));
+    growable = {conv1, conv2};
   }
 
   torch::Tensor forward(torch::Tensor x) override {
@@ -42,17 +41,18 @@ struct FedAvgCnn : Net {
 };
 
 struct LeNet5 : Net {
-  nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  GrowableConv conv1{nullptr}, conv2{nullptr};
   nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
 
   explicit LeNet5(const ModelSpec& s) {
     const int64_t h = conv5x5_pool2(conv5x5_pool2(s.height, 2), 0);
     const int64_t w = conv5x5_pool2(conv5x5_pool2(s.width, 2), 0);
-    conv1 = register_module("conv1", conv5x5(s.channels, 6, 2));
-    conv2 = register_module("conv2", conv5x5(6, 16, 0));
-    fc1 = register_module("fc1", nn::Linear(16 * h * w, 120));
-    fc2 = register_module("fc2", nn::Linear(120, 84));
-    fc3 = register_module("fc3", nn::Linear(84, s.num_classes));
+    conv1 = register_module("conv1", conv5x5(s.channels, s.scaled(6), 2));
+    conv2 = register_module("conv2", conv5x5(s.scaled(6), s.scaled(16), 0));
+    fc1 = register_module("fc1", nn::Linear(s.scaled(16) * h * w, s.scaled(120)));
+    fc2 = register_module("fc2", nn::Linear(s.scaled(120), s.scaled(84)));
+    fc3 = register_module("fc3", nn::Linear(s.scaled(84), s.num_classes));
+    growable = {conv1, conv2};
   }
 
   torch::Tensor forward(torch::Tensor x) override {
@@ -67,9 +67,9 @@ struct Mlp2NN : Net {
   nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
 
   explicit Mlp2NN(const ModelSpec& s) {
-    fc1 = register_module("fc1", nn::Linear(int64_t{s.channels} * s.height * s.width, 200));
-    fc2 = register_module("fc2", nn::Linear(200, 200));
-    fc3 = register_module("fc3", nn::Linear(200, s.num_classes));
+    fc1 = register_module("fc1", nn::Linear(int64_t{s.channels} * s.height * s.width, s.scaled(200)));
+    fc2 = register_module("fc2", nn::Linear(s.scaled(200), s.scaled(200)));
+    fc3 = register_module("fc3", nn::Linear(s.scaled(200), s.num_classes));
   }
 
   torch::Tensor forward(torch::Tensor x) override {
@@ -78,8 +78,8 @@ struct Mlp2NN : Net {
   }
 };
 
-nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride, bool bias) {
-  return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(bias));
+GrowableConv conv3x3(int64_t in, int64_t out, int64_t stride, bool bias) {
+  return GrowableConv(in, out, 3, stride, 1, bias);
 }
 
 struct Vgg11 : Net {
@@ -95,14 +95,16 @@ struct Vgg11 : Net {
         h /= 2, w /= 2;
         continue;
       }
-      features->push_back(conv3x3(in, c, 1, true));
+      c = s.scaled(c);
+      growable.push_back(conv3x3(in, c, 1, true));
+      features->push_back(growable.back());
       features->push_back(nn::BatchNorm2d(c));
       features->push_back(nn::Functional(torch::relu));
       in = c;
     }
-    fc1 = register_module("fc1", nn::Linear(512 * h * w, 4096));
-    fc2 = register_module("fc2", nn::Linear(4096, 4096));
-    fc3 = register_module("fc3", nn::Linear(4096, s.num_classes));
+    fc1 = register_module("fc1", nn::Linear(s.scaled(512) * h * w, s.scaled(4096)));
+    fc2 = register_module("fc2", nn::Linear(s.scaled(4096), s.scaled(4096)));
+    fc3 = register_module("fc3", nn::Linear(s.scaled(4096), s.num_classes));
   }
 
   torch::Tensor forward(torch::Tensor x) override {
@@ -112,7 +114,8 @@ struct Vgg11 : Net {
 };
 
 struct BasicBlock : nn::Module {
-  nn::Conv2d conv1{nullptr}, conv2{nullptr}, shortcut_conv{nullptr};
+  GrowableConv conv1{nullptr}, conv2{nullptr};
+  nn::Conv2d shortcut_conv{nullptr};
   nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, shortcut_bn{nullptr};
 
   BasicBlock(int64_t in, int64_t out, int64_t stride) {
@@ -120,6 +123,7 @@ struct BasicBlock : nn::Module {
     bn1 = register_module("bn1", nn::BatchNorm2d(out));
     conv2 = register_module("conv2", conv3x3(out, out, 1, false));
     bn2 = register_module("bn2", nn::BatchNorm2d(out));
+    conv1->follower = bn1, conv2->follower = bn2;
     if (stride != 1 || in != out) {
       shortcut_conv = register_module("shortcut_conv", nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)));
       shortcut_bn = register_module("shortcut_bn", nn::BatchNorm2d(out));
@@ -133,23 +137,26 @@ struct BasicBlock : nn::Module {
 };
 
 struct ResNet18 : Net {
-  nn::Conv2d stem{nullptr};
+  GrowableConv stem{nullptr};
   nn::BatchNorm2d stem_bn{nullptr};
   std::vector<std::shared_ptr<BasicBlock>> blocks;
   nn::Linear fc{nullptr};
 
   explicit ResNet18(const ModelSpec& s) {
-    stem = register_module("stem", conv3x3(s.channels, 64, 1, false));
-    stem_bn = register_module("stem_bn", nn::BatchNorm2d(64));
-    int64_t in = 64;
+    stem = register_module("stem", conv3x3(s.channels, s.scaled(64), 1, false));
+    stem_bn = register_module("stem_bn", nn::BatchNorm2d(s.scaled(64)));
+    stem->follower = stem_bn;
+    growable.push_back(stem);
+    int64_t in = s.scaled(64);
     for (int64_t stage = 0; stage < 4; ++stage)
       for (int64_t block = 0; block < 2; ++block) {
-        const int64_t out = 64 << stage, stride = stage > 0 && block == 0 ? 2 : 1;
+        const int64_t out = s.scaled(64 << stage), stride = stage > 0 && block == 0 ? 2 : 1;
         blocks.push_back(register_module("block" + std::to_string(stage + 1) + "_" + std::to_string(block + 1),
                                          std::make_shared<BasicBlock>(in, out, stride)));
+        growable.insert(growable.end(), {blocks.back()->conv1, blocks.back()->conv2});
         in = out;
       }
-    fc = register_module("fc", nn::Linear(512, s.num_classes));
+    fc = register_module("fc", nn::Linear(s.scaled(512), s.num_classes));
   }
 
   torch::Tensor forward(torch::Tensor x) override {
@@ -168,6 +175,15 @@ std::vector<torch::Tensor> state_tensors(Net& net) {
 }
 
 }  // namespace
+
+GrowableConvImpl::GrowableConvImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding,
+                                   bool bias) {
+  conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(bias)));
+}
+
+torch::Tensor GrowableConvImpl::forward(const torch::Tensor& x) {
+  return grown() ? block.forward(x) : conv->forward(x);
+}
 
 std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   model_cost(spec);  // rejects unknown archs and too-small inputs with the cost model's messages

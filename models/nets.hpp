@@ -10,8 +10,26 @@
 
 namespace fedgrid::models {
 
+// A KxK convolution that DynamicFL can grow into a multi-branch block (models/dbb.hpp) for
+// local training and fold back. While grown, the block is registered as "grown" and computes
+// the forward pass; the plain conv keeps the folded weights.
+struct GrowableConvImpl : torch::nn::Module {
+  GrowableConvImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding, bool bias);
+  torch::Tensor forward(const torch::Tensor& x);
+  bool grown() const { return !block.is_empty(); }
+
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::AnyModule block;  // the grown block, empty when plain
+  // The batch norm right after this conv (not owned), which absorbs a fused bias when the conv
+  // has none; null when the conv carries its own bias.
+  torch::nn::BatchNorm2d follower{nullptr};
+};
+TORCH_MODULE(GrowableConv);
+
 struct Net : torch::nn::Module {
   virtual torch::Tensor forward(torch::Tensor x) = 0;
+  // Every KxK conv, in forward order (the order of model_cost's conv_sites()).
+  std::vector<GrowableConv> growable;
 };
 
 // Builds the module; parameters are drawn from torch's global generator, so callers

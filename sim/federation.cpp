@@ -47,6 +47,11 @@ struct Federation::Impl {
   std::optional<double> last_accuracy;
   bool target_reached = false;
   int last_round = 0;
+  // Activities of the round under way, passed on when the round is reported; dropped when
+  // the round ended after stop.sim_time_budget_s (then the run's figures stop at the last
+  // round that fit).
+  std::vector<Activity> pending;
+  bool over_budget = false;
 };
 
 // ---------------------------------------------------------------- hospitals
@@ -128,6 +133,21 @@ Model Federation::init_model() const {
   return Model{world_.spec, world_.initial_weights};
 }
 
+bool Federation::has_tier_model(const std::string& tier) const { return world_.tier_specs.count(tier) > 0; }
+
+models::ModelSpec Federation::tier_spec(const std::string& tier) const {
+  return has_tier_model(tier) ? world_.tier_specs.at(tier) : world_.spec;
+}
+
+Model Federation::init_tier_model(const std::string& tier) const {
+  if (!has_tier_model(tier)) return init_model();
+  const auto& spec = world_.tier_specs.at(tier);
+  if (world_.scenario.training.timing_only) return shape_only_model(spec, models::model_cost(spec).state_values);
+  return Model{spec, world_.tier_initial_weights.at(tier)};
+}
+
+const std::vector<std::string>& Federation::tiers() const { return impl_->tiers; }
+
 double Federation::now() const { return sg4::Engine::get_clock(); }
 
 // ---------------------------------------------------------------- activities
@@ -167,7 +187,7 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
       st.bytes_down += a.bytes, st.comm_s += a.end_s - a.start_s, st.took_part = true;
     }
   }
-  for (auto* o : observers_) o->on_activity(a);
+  im.pending.push_back(std::move(a));
 }
 
 void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(from, to, model.payload_bytes()); }
@@ -414,31 +434,46 @@ std::optional<double> Federation::surrogate_accuracy(int round) const {
   return world_.surrogate ? world_.surrogate->at(round) : std::nullopt;
 }
 
-void Federation::end_round(int round, const Model& global) {
+void Federation::end_round(int round, const Model& global) { end_round(round, global, {}); }
+
+void Federation::end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models) {
   std::optional<double> accuracy, loss;
   std::vector<int64_t> confusion;
   std::vector<std::optional<double>> per_hospital(hospitals_.size());
+  TierAccuracy per_tier;
+  auto model_of = [&](const std::string& tier) -> const Model& {
+    auto it = tier_models.find(tier);
+    return it == tier_models.end() ? global : it->second;
+  };
   if (world_.scenario.training.timing_only) {
     accuracy = surrogate_accuracy(round);
+    for (const auto& t : impl_->tiers) per_tier[t] = tier_models.count(t) ? std::nullopt : accuracy;
   } else if (evaluate_now(round)) {
     const auto t0 = std::chrono::steady_clock::now();
     auto& ex = *world_.executor;
-    auto global_eval = ex.submit([&] { return run_evaluation(global.spec, global.weights, world_.data.test, nullptr); });
+    auto on_test_set = [&](const Model& m) {
+      return ex.submit([&] { return run_evaluation(m.spec, m.weights, world_.data.test, nullptr, world_.device); });
+    };
+    auto global_eval = on_test_set(global);
+    std::map<std::string, std::future<EvalOutcome>> tier_evals;
+    for (const auto& t : impl_->tiers)
+      if (tier_models.count(t)) tier_evals.emplace(t, on_test_set(tier_models.at(t)));
     std::vector<std::future<EvalOutcome>> local;
     for (const auto& h : hospitals_)
-      local.push_back(ex.submit([&, split = &h->split()] {
-        return run_evaluation(global.spec, global.weights, world_.data.train, &split->test, world_.device);
+      local.push_back(ex.submit([&, split = &h->split(), m = &model_of(h->tier())] {
+        return run_evaluation(m->spec, m->weights, world_.data.train, &split->test, world_.device);
       }));
     EvalOutcome g = global_eval.get();
     accuracy = g.accuracy, loss = g.loss;
     confusion = std::move(g.confusion);
+    for (const auto& t : impl_->tiers) per_tier[t] = tier_evals.count(t) ? tier_evals.at(t).get().accuracy : g.accuracy;
     for (size_t i = 0; i < local.size(); ++i) {
       EvalOutcome e = local[i].get();
       if (e.samples) per_hospital[i] = e.accuracy;
     }
     world_.perf.evaluation_s += seconds_since(t0);
   }
-  report_round(round, accuracy, loss, per_hospital, confusion);
+  report_round(round, accuracy, loss, per_hospital, per_tier, confusion);
 }
 
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
@@ -468,7 +503,7 @@ void Federation::end_round(int round, const std::vector<Model>& local_models) {
     if (scored) accuracy = acc_sum / scored, loss = loss_sum / scored;
     world_.perf.evaluation_s += seconds_since(t0);
   }
-  report_round(round, accuracy, loss, per_hospital, confusion);
+  report_round(round, accuracy, loss, per_hospital, {}, confusion);
 }
 
 double Federation::energy_j() const {
@@ -479,8 +514,20 @@ double Federation::energy_j() const {
 
 void Federation::report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
                               const std::vector<std::optional<double>>& hospital_accuracy,
-                              const std::vector<int64_t>& confusion) {
+                              const TierAccuracy& tier_model_accuracy, const std::vector<int64_t>& confusion) {
   auto& im = *impl_;
+  const auto& budget = world_.scenario.stop.sim_time_budget_s;
+  if (im.over_budget || (budget && now() > *budget)) {  // this round did not fit: it never happened
+    im.over_budget = true;
+    im.summary.stop_reason = "sim_time_budget";
+    im.pending.clear();
+    im.stats.assign(hospitals_.size(), {});
+    im.round_bytes_up = im.round_bytes_down = im.round_messages = 0;
+    return;
+  }
+  for (auto& a : im.pending)
+    for (auto* o : observers_) o->on_activity(a);
+  im.pending.clear();
   RoundReport r;
   r.round = round;
   r.sim_time_s = now();
@@ -505,19 +552,26 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
     auto it = by_tier.find(t);
     r.tier_accuracy.push_back({t, it == by_tier.end() ? std::nullopt
                                                       : std::optional<double>(it->second.first / it->second.second)});
+    auto m = tier_model_accuracy.find(t);
+    r.tier_model_accuracy.push_back({t, m == tier_model_accuracy.end() ? std::nullopt : m->second});
   }
+  r.tier_gap = accuracy_gap(r.tier_model_accuracy);
+  r.hospital_accuracy_std = population_std(hospital_accuracy);
   for (auto* o : observers_) o->on_round(r);
 
   // Run totals, then a fresh round.
   auto& s = im.summary;
   s.rounds = round;
   s.sim_time_s = r.sim_time_s;
+  s.energy_j = r.energy_j;
   s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.messages += r.messages;
   s.epoch_transfers += r.epoch_transfers;
   if (accuracy) {
     s.final_accuracy = accuracy;
     s.final_f1 = r.f1, s.final_sensitivity = r.sensitivity, s.final_specificity = r.specificity;
     if (!s.best_accuracy || *accuracy > *s.best_accuracy) s.best_accuracy = accuracy;
+    s.final_tier_model_accuracy = r.tier_model_accuracy;
+    s.final_tier_gap = r.tier_gap, s.final_hospital_accuracy_std = r.hospital_accuracy_std;
     const auto& target = world_.scenario.stop.target_accuracy;
     if (target && *accuracy >= *target && !s.time_to_target_s) {
       s.time_to_target_s = r.sim_time_s;
@@ -531,8 +585,13 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
 RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
   auto& s = impl_->summary;
   s.versions = std::move(versions);
-  s.sim_time_s = now();
-  s.energy_j = energy_j();
+  if (!impl_->over_budget) {  // else the figures stay those of the last round that fit
+    for (auto& a : impl_->pending)
+      for (auto* o : observers_) o->on_activity(a);
+    s.sim_time_s = now();
+    s.energy_j = energy_j();
+  }
+  impl_->pending.clear();
   s.bytes_total = s.bytes_up + s.bytes_down;
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);

@@ -4,6 +4,7 @@
 // changes a model does real work. Algorithms never touch SimGrid or threads themselves.
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +95,12 @@ class Federation {
 
   // --- models
   Model init_model() const;  // built once from the seed, before the simulation starts
+  // The initial model of `tier`'s own architecture (model.<tier>), or init_model() when the
+  // scenario gives the tier none.
+  Model init_tier_model(const std::string& tier) const;
+  bool has_tier_model(const std::string& tier) const;
+  models::ModelSpec tier_spec(const std::string& tier) const;  // model.<tier>, or the global spec
+  const std::vector<std::string>& tiers() const;  // present among hospitals, catalog order
 
   // --- activities that cost simulated time
   void send(Node& from, Node& to, const Model& model);
@@ -150,6 +157,9 @@ class Federation {
   // Evaluates and records the round. With one global model, every hospital is scored with it
   // on its own test split; with local models (index = hospital id) each with its own.
   void end_round(int round, const Model& global);
+  // Model-heterogeneous rounds: `tier_models` holds the model each tier's hospitals keep (a
+  // tier missing from it keeps `global`); hospitals are scored with their tier's model.
+  void end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models);
   void end_round(int round, const std::vector<Model>& local_models);
 
   double now() const;
@@ -184,8 +194,9 @@ class Federation {
   int64_t multiplicity(const Node* node) const;
   void check_alone(const Node& node) const;
   void record(const Activity& a, const Node* from, const Node* to);
+  using TierAccuracy = std::map<std::string, std::optional<double>>;
   void report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
-                    const std::vector<std::optional<double>>& hospital_accuracy,
+                    const std::vector<std::optional<double>>& hospital_accuracy, const TierAccuracy& tier_model_accuracy,
                     const std::vector<int64_t>& confusion = {});
   bool evaluate_now(int round) const;
   double energy_j() const;

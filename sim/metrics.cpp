@@ -1,5 +1,6 @@
 #include "sim/metrics.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace fedgrid {
@@ -30,6 +31,29 @@ std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion,
   }
   m.f1 /= m.classes_counted, m.sensitivity /= m.classes_counted, m.specificity /= m.classes_counted;
   return m;
+}
+
+std::optional<double> accuracy_gap(const std::vector<std::pair<std::string, std::optional<double>>>& tier_accuracy) {
+  std::optional<double> best, worst;
+  for (const auto& [tier, acc] : tier_accuracy) {
+    if (!acc) continue;
+    if (!best || *acc > *best) best = acc;
+    if (!worst || *acc < *worst) worst = acc;
+  }
+  if (!best) return std::nullopt;
+  return *best - *worst;
+}
+
+std::optional<double> population_std(const std::vector<std::optional<double>>& values) {
+  double sum = 0, sum_sq = 0;
+  int n = 0;
+  for (const auto& v : values)
+    if (v) sum += *v, ++n;
+  if (n == 0) return std::nullopt;
+  const double mean = sum / n;
+  for (const auto& v : values)
+    if (v) sum_sq += (*v - mean) * (*v - mean);
+  return std::sqrt(sum_sq / n);
 }
 
 }  // namespace fedgrid

@@ -1,7 +1,9 @@
 #pragma once
-// Classification metrics from a confusion matrix, torch-free so they can be checked by hand.
+// Classification and fairness metrics, torch-free so they can be checked by hand.
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace fedgrid {
@@ -17,5 +19,11 @@ struct MacroMetrics {
 // and a class with no samples recall 0 (zero_division=0). Specificity of class c is
 // TN / (TN + FP). Empty matrix: nullopt.
 std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion, int classes);
+
+// Fairness between tiers: best minus worst tier accuracy among the tiers that have one
+// (nullopt when none has).
+std::optional<double> accuracy_gap(const std::vector<std::pair<std::string, std::optional<double>>>& tier_accuracy);
+// Population standard deviation of the values present (nullopt when none is).
+std::optional<double> population_std(const std::vector<std::optional<double>>& values);
 
 }  // namespace fedgrid

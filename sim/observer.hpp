@@ -38,7 +38,13 @@ struct RoundReport {
   int participants = 0;
   int64_t epoch_transfers = 0;  // UniFed's communication measure: hospitals' local epochs this round
   double energy_j = 0;
-  std::vector<std::pair<std::string, std::optional<double>>> tier_accuracy;  // in catalog order
+  // Mean accuracy of each tier's hospitals on their own test splits, in catalog order.
+  std::vector<std::pair<std::string, std::optional<double>>> tier_accuracy;
+  // Fairness (DynamicFL's Fig. 2a): accuracy on the global test set of the model each tier holds
+  // (the global model, or the tier's own); the gap between its best and worst tier; and the
+  // standard deviation of the hospitals' own-split accuracies. Empty for local models.
+  std::vector<std::pair<std::string, std::optional<double>>> tier_model_accuracy;
+  std::optional<double> tier_gap, hospital_accuracy_std;
   std::vector<HospitalRound> hospitals;
 };
 
@@ -56,6 +62,8 @@ struct RunSummary {
   std::optional<double> final_accuracy, best_accuracy, time_to_target_s, target_accuracy;
   std::optional<double> final_f1, final_sensitivity, final_specificity;
   int64_t epoch_transfers = 0;
+  std::vector<std::pair<std::string, std::optional<double>>> final_tier_model_accuracy;
+  std::optional<double> final_tier_gap, final_hospital_accuracy_std;
   double sim_time_s = 0, energy_j = 0;
   int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, messages = 0;
   std::vector<std::pair<std::string, std::string>> versions;

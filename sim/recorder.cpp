@@ -45,7 +45,8 @@ void Recorder::on_start(const RunInfo& info) {
   rounds_ << "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
              "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
   for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
-  rounds_ << "\n" << std::flush;
+  for (const auto& tier : info.tiers) rounds_ << ",global_acc_" << tier;
+  rounds_ << ",tier_gap,hospital_acc_std\n" << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down\n"
              << std::flush;
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
@@ -89,7 +90,8 @@ void Recorder::on_round(const RoundReport& r) {
           << num(r.energy_j, 3) << ',' << opt(r.f1) << ',' << opt(r.sensitivity) << ',' << opt(r.specificity) << ','
           << r.epoch_transfers;
   for (const auto& [tier, acc] : r.tier_accuracy) rounds_ << ',' << opt(acc);
-  rounds_ << '\n' << std::flush;
+  for (const auto& [tier, acc] : r.tier_model_accuracy) rounds_ << ',' << opt(acc);
+  rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << '\n' << std::flush;
   for (const auto& h : r.hospitals)
     hospitals_ << r.round << ',' << h.name << ',' << h.tier << ',' << h.samples << ',' << h.epochs << ','
                << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
@@ -102,6 +104,9 @@ void Recorder::on_finish(const RunSummary& s) {
   auto optional = [](const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
   nlohmann::json versions = nlohmann::json::object();
   for (const auto& [k, v] : s.versions) versions[k] = v;
+  nlohmann::ordered_json tier_accuracy = nlohmann::ordered_json::object();
+  for (const auto& [tier, acc] : s.final_tier_model_accuracy)
+    tier_accuracy[tier] = acc ? nlohmann::ordered_json(*acc) : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json j{{"scenario", s.scenario},
                            {"algorithm", s.algorithm},
                            {"seed", s.seed},
@@ -120,6 +125,9 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"bytes_down", s.bytes_down},
                            {"messages", s.messages},
                            {"epoch_transfers", s.epoch_transfers},
+                           {"final_tier_accuracy", tier_accuracy},
+                           {"final_tier_gap", optional(s.final_tier_gap)},
+                           {"final_hospital_acc_std", optional(s.final_hospital_accuracy_std)},
                            {"energy_j", s.energy_j},
                            {"versions", versions}};
   open_out(dir_ + "/summary.json") << j.dump(2) << "\n";

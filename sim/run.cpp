@@ -30,7 +30,14 @@ namespace {
 using namespace seed_streams;
 
 models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shape, int classes) {
-  return {s.model.arch, shape.channels, shape.height, shape.width, classes};
+  return {s.model.arch, shape.channels, shape.height, shape.width, classes, s.model.width_multiplier};
+}
+
+// model.<tier>: the tier's own model on the same data.
+models::ModelSpec tier_spec_for(const Scenario::TierModel& m, const models::ModelSpec& global) {
+  models::ModelSpec spec = global;
+  spec.arch = m.arch, spec.width_multiplier = m.width_multiplier;
+  return spec;
 }
 
 // The hospital machines of the scenario: groups of counts, or a roster.
@@ -98,9 +105,14 @@ std::vector<std::pair<std::string, std::string>> versions() {
 }  // namespace
 
 void check_scenario(const Scenario& s) {
-  if (!algorithms::find_algorithm(s.algorithm.name))
+  const auto* algorithm = algorithms::find_algorithm(s.algorithm.name);
+  if (!algorithm)
     throw s.error_at("algorithm.name",
                      "unknown algorithm '" + s.algorithm.name + "' (known: " + algorithms::algorithm_names() + ")");
+  if (!s.model.tiers.empty() && !algorithm->tier_models)
+    throw s.error_at("model." + s.model.tiers.begin()->first,
+                     "algorithm '" + s.algorithm.name + "' trains one model for every hospital; per-tier models need "
+                     "heterofl, fedrolex or feddf");
   auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
   if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
     throw s.error_at("platform.server.tier",
@@ -170,12 +182,24 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
   } catch (const std::invalid_argument& e) {
     throw s.error_at("model.arch", e.what());
   }
+  for (const auto& [tier, m] : s.model.tiers) {
+    world.tier_specs[tier] = tier_spec_for(m, world.spec);
+    try {
+      models::model_cost(world.tier_specs[tier]);
+    } catch (const std::invalid_argument& e) {
+      throw s.error_at("model." + tier, e.what());
+    }
+  }
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   if (s.training.timing_only) {
     if (!s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
     world.perf.workers = 0;  // nothing to compute for real
   } else {
     world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
+    // Every tier model's initial weights too, here: torch's generator is global, so draws
+    // happen on this thread before any job runs.
+    for (const auto& [tier, spec] : world.tier_specs)
+      world.tier_initial_weights[tier] = initial_weights(spec, mix_seed(s.seed, kModelInit));
     world.device = resolve_device(s.training.device);
     world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
   }

@@ -109,6 +109,10 @@ class Validator {
               add(line_of(v[i], item), item + "." + k.path.substr(path.size() + 3), "required key is missing", item);
         }
         return;
+      case KeyType::ModelChoice:
+        if (v.IsMap()) return check_map(v, path, where);
+        if (v.IsSequence()) return wrong(describe(v));
+        break;  // a scalar: an arch name, checked below
       case KeyType::IntList:
         if (!v.IsSequence() || v.size() == 0) return wrong(describe(v));
         for (size_t i = 0; i < v.size(); ++i) {
@@ -261,6 +265,29 @@ std::string resolve_path(const std::string& p, const std::string& scenario_file)
   return p;  // left as given: the component that opens it reports it missing
 }
 
+// "7:2:1" with 30 hospitals -> groups of 21 weak, 6 medium, 3 strong (DynamicFL's
+// --device_ratio, weak:medium:strong); nullopt when the text or the count does not fit.
+std::optional<std::vector<HospitalGroup>> tier_ratio_groups(const std::string& text, std::optional<int> count) {
+  std::vector<int> parts;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ':');) {
+    if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), ::isdigit)) return std::nullopt;
+    parts.push_back(std::stoi(part));
+  }
+  const int sum = parts.size() == 3 ? parts[0] + parts[1] + parts[2] : 0;
+  if (sum == 0 || !count || *count % sum != 0) return std::nullopt;
+  std::vector<HospitalGroup> groups;
+  const char* tiers[] = {"weak", "medium", "strong"};
+  for (int i = 0; i < 3; ++i)
+    if (parts[size_t(i)] > 0) {
+      HospitalGroup g;
+      g.count = parts[size_t(i)] * (*count / sum);
+      g.tier = tiers[i];
+      groups.push_back(g);
+    }
+  return groups;
+}
+
 Scenario build(const YAML::Node& root, const std::string& file, std::map<std::string, int> lines) {
   Reader r(root);
   Scenario s;
@@ -289,6 +316,10 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
       h.line = it == s.key_lines.end() ? 0 : it->second;
       p.hospitals.push_back(h);
     }
+  }
+  if (auto ratio = r.maybe<std::string>("platform.tier_ratio")) {
+    p.tier_ratio = *ratio;
+    p.hospital_count = r.maybe<int>("platform.hospital_count");
   }
   if (auto roster = r.maybe<std::string>("platform.roster")) p.roster = resolve_path(*roster, file);
   if (auto xml = r.maybe<std::string>("platform.xml")) p.xml = resolve_path(*xml, file);
@@ -334,6 +365,16 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   d.server_share = r.get<double>("data.server_share");
 
   s.model.arch = r.get<std::string>("model.arch");
+  s.model.width_multiplier = r.get<double>("model.width_multiplier");
+  for (const std::string tier : {"weak", "medium", "strong"}) {
+    const YAML::Node choice = r.node("model." + tier);
+    if (!choice || choice.IsNull()) continue;
+    Scenario::TierModel m{s.model.arch, s.model.width_multiplier};
+    if (choice.IsScalar()) m.arch = choice.as<std::string>();
+    if (auto a = r.maybe<std::string>("model." + tier + ".arch")) m.arch = *a;
+    if (auto w = r.maybe<double>("model." + tier + ".width_multiplier")) m.width_multiplier = *w;
+    s.model.tiers[tier] = m;
+  }
 
   auto& t = s.training;
   t.timing_only = r.get<std::string>("training.mode") == "timing-only";
@@ -359,6 +400,18 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   s.algorithm.min_delta = r.get<double>("algorithm.min_delta");
   s.algorithm.global_patience = r.get<int>("algorithm.global_patience");
 
+  auto& a = s.algorithm;
+  a.expansions = {{"weak", r.get<int>("algorithm.expansions.weak")},
+                  {"medium", r.get<int>("algorithm.expansions.medium")},
+                  {"strong", r.get<int>("algorithm.expansions.strong")}};
+  if (YAML::Node list = r.node("algorithm.budget_changes"); list && list.IsSequence())
+    for (size_t i = 0; i < list.size(); ++i)
+      a.budget_changes.push_back(
+          {list[i]["round"].as<int>(), list[i]["tier"].as<std::string>(), list[i]["expansions"].as<int>()});
+  a.recal_batches = r.get<int>("algorithm.recal_batches");
+  a.distill_epochs = r.get<int>("algorithm.distill_epochs");
+  a.distill_lr = r.get<double>("algorithm.distill_lr");
+
   s.stop.rounds = r.get<int>("stop.rounds");
   s.stop.target_accuracy = r.maybe<double>("stop.target_accuracy");
   s.stop.sim_time_budget_s = r.maybe<double>("stop.sim_time_budget_s");
@@ -378,6 +431,22 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   if (std::abs(sum - 1.0) > 1e-6)
     problems.push_back(s.error_at("data.split", "train + val + test must be 1, got " + std::to_string(sum)).problems()[0]);
   if (d.split_train <= 0) problems.push_back(s.error_at("data.split.train", "must be > 0").problems()[0]);
+  if (!p.tier_ratio.empty()) {
+    if (!p.hospitals.empty() || !p.roster.empty() || !p.xml.empty())
+      problems.push_back(s.error_at("platform.tier_ratio", "give either platform.tier_ratio or platform.hospitals/roster/xml, not both").problems()[0]);
+    else if (auto groups = tier_ratio_groups(p.tier_ratio, p.hospital_count)) {
+      const auto it = s.key_lines.find("platform.tier_ratio");
+      for (auto& g : *groups) g.line = it == s.key_lines.end() ? 0 : it->second;
+      p.hospitals = *groups;
+    } else {
+      problems.push_back(s.error_at("platform.tier_ratio", "expected weak:medium:strong non-negative integers (e.g. 7:2:1) "
+                                                           "with platform.hospital_count a positive multiple of their sum, got '" +
+                                                           p.tier_ratio + "' and " +
+                                                           (p.hospital_count ? std::to_string(*p.hospital_count) : "no count")).problems()[0]);
+    }
+  } else if (p.hospital_count) {
+    problems.push_back(s.error_at("platform.hospital_count", "needs platform.tier_ratio").problems()[0]);
+  }
   int sources = !p.hospitals.empty() + !p.roster.empty() + !p.xml.empty();
   if (sources == 0)
     problems.push_back(s.error_at("platform.hospitals", "no hospitals: give platform.hospitals, platform.roster or platform.xml").problems()[0]);

@@ -38,6 +38,8 @@ struct Scenario {
     std::string server_tier;
     std::string server_host;
     std::vector<HospitalGroup> hospitals;
+    std::string tier_ratio;  // "weak:medium:strong"; expanded into `hospitals`
+    std::optional<int> hospital_count;
     std::string roster;  // resolved path or empty
     std::string xml;     // resolved path or empty
     double backbone_bandwidth_bps = 100e9;
@@ -60,8 +62,14 @@ struct Scenario {
     std::optional<int> resize;
   } data;
 
+  struct TierModel {
+    std::string arch;
+    double width_multiplier = 1.0;
+  };
   struct Model {
     std::string arch;
+    double width_multiplier = 1.0;
+    std::map<std::string, TierModel> tiers;  // model.<tier>: per-tier models (heterofl, fedrolex, feddf)
   } model;
 
   struct Training {
@@ -82,6 +90,16 @@ struct Scenario {
     int first_round_epochs = 1, patience = 7, max_epochs = 50, global_patience = 10;
     double min_delta = 0.001;
     std::string order;
+    std::map<std::string, int> expansions;  // dynamicfl: grown convs per tier
+    struct BudgetChange {
+      int round = 1;
+      std::string tier;
+      int expansions = 0;
+    };
+    std::vector<BudgetChange> budget_changes;  // dynamicfl
+    int recal_batches = 20;                    // dynamicfl
+    int distill_epochs = 1;                    // feddf
+    double distill_lr = 1e-3;                  // feddf
   } algorithm;
 
   struct Stop {

@@ -26,6 +26,8 @@ std::vector<KeyDecl> build() {
       {"platform.hospitals[].latency_s", T::Float, none, "Override: one-way access-link latency, s", {}, 0},
       {"platform.roster", T::String, none, "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s]); replaces hospitals"},
       {"platform.xml", T::String, none, "SimGrid XML platform; every host but the server is a hospital and needs a 'tier' property"},
+      {"platform.tier_ratio", T::String, none, "weak:medium:strong hospital counts in this ratio (e.g. 7:2:1), with platform.hospital_count; replaces hospitals"},
+      {"platform.hospital_count", T::Int, none, "With platform.tier_ratio: number of hospitals (a multiple of the ratio's sum)", {}, 1},
       {"platform.backbone", T::Map, none, "The shared backbone every access link joins"},
       {"platform.backbone.bandwidth_bps", T::Float, "100e9", "Backbone bandwidth, bit/s", {}, 0, {}, true},
       {"platform.backbone.latency_s", T::Float, "0", "Backbone latency, s", {}, 0},
@@ -61,6 +63,17 @@ std::vector<KeyDecl> build() {
       {"model", T::Map, none, "The network every hospital trains"},
       {"model.arch", T::String, "cnn", "cnn | lenet5 | mlp | vgg11 | resnet18 (see `fedgrid list models`)", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
 
+      {"model.width_multiplier", T::Float, "1", "Hidden channels/units scaled to ceil(m * base), 0 < m <= 1 (HeteroFL's model rate)", {}, 0, 1, true},
+      {"model.weak", T::ModelChoice, none, "Model of the weak tier's hospitals (heterofl, fedrolex, feddf): an arch, or {arch, width_multiplier}", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
+      {"model.weak.arch", T::String, none, "Architecture of the weak tier (default: model.arch)", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
+      {"model.weak.width_multiplier", T::Float, none, "Width of the weak tier's model (default: model.width_multiplier)", {}, 0, 1, true},
+      {"model.medium", T::ModelChoice, none, "Model of the medium tier's hospitals (heterofl, fedrolex, feddf): an arch, or {arch, width_multiplier}", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
+      {"model.medium.arch", T::String, none, "Architecture of the medium tier (default: model.arch)", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
+      {"model.medium.width_multiplier", T::Float, none, "Width of the medium tier's model (default: model.width_multiplier)", {}, 0, 1, true},
+      {"model.strong", T::ModelChoice, none, "Model of the strong tier's hospitals (heterofl, fedrolex, feddf): an arch, or {arch, width_multiplier}", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
+      {"model.strong.arch", T::String, none, "Architecture of the strong tier (default: model.arch)", {"cnn", "lenet5", "mlp", "vgg11", "resnet18"}},
+      {"model.strong.width_multiplier", T::Float, none, "Width of the strong tier's model (default: model.width_multiplier)", {}, 0, 1, true},
+
       {"training", T::Map, none, "Local training"},
       {"training.mode", T::String, "real", "real (LibTorch trains) | timing-only (protocol, transfers and compute charges; no tensors, no data)", {"real", "timing-only"}},
       {"training.surrogate", T::String, none, "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round"},
@@ -86,10 +99,22 @@ std::vector<KeyDecl> build() {
       {"algorithm.global_patience", T::Int, "10", "unifed: rounds without improvement of the mixed model's server validation loss before the run stops", {}, 1},
       {"algorithm.order", T::String, "fixed", "fedseq: relay order each round: fixed (by id) | random", {"fixed", "random"}},
 
+      {"algorithm.expansions", T::Map, none, "dynamicfl: convs each tier grows into diverse-branch blocks per round"},
+      {"algorithm.expansions.weak", T::Int, "0", "dynamicfl: convs the weak tier grows (0 = trains the plain global model)", {}, 0},
+      {"algorithm.expansions.medium", T::Int, "1", "dynamicfl: convs the medium tier grows", {}, 0},
+      {"algorithm.expansions.strong", T::Int, "2", "dynamicfl: convs the strong tier grows", {}, 0},
+      {"algorithm.budget_changes", T::List, none, "dynamicfl: from `round` on, `tier` can afford only `expansions` grown convs"},
+      {"algorithm.budget_changes[].round", T::Int, none, "First round with the new budget", {}, 1, {}, false, true},
+      {"algorithm.budget_changes[].tier", T::String, none, "Tier whose budget changes", {"weak", "medium", "strong"}, {}, {}, false, true},
+      {"algorithm.budget_changes[].expansions", T::Int, none, "Convs the tier can grow from then on", {}, 0, {}, false, true},
+      {"algorithm.recal_batches", T::Int, "20", "dynamicfl: mini-batches that recalibrate a grown block's batch norms (DyRep's 20)", {}, 1},
+      {"algorithm.distill_epochs", T::Int, "1", "feddf: epochs of ensemble distillation over the server's data per round", {}, 1},
+      {"algorithm.distill_lr", T::Float, "0.001", "feddf: Adam learning rate of the distillation", {}, 0, {}, true},
+
       {"stop", T::Map, none, "When the run ends (whichever comes first)"},
       {"stop.rounds", T::Int, "20", "Maximum number of rounds", {}, 1},
       {"stop.target_accuracy", T::Float, none, "Stop once global accuracy reaches this (0..1)", {}, 0, 1},
-      {"stop.sim_time_budget_s", T::Float, none, "Start no new round after this simulated time, s", {}, 0, {}, true},
+      {"stop.sim_time_budget_s", T::Float, none, "Simulated wall-clock budget, s: runs every round that ends within it; a round that would end later is discarded", {}, 0, {}, true},
 
       {"timing", T::Map, none, "How simulated time is charged"},
       {"timing.compute", T::String, "flops", "Compute cost model: flops (analytic FLOPs / host speed)", {"flops"}},
@@ -126,6 +151,7 @@ std::string type_name(KeyType t) {
     case KeyType::Map: return "mapping";
     case KeyType::List: return "list";
     case KeyType::IntList: return "integers";
+    case KeyType::ModelChoice: return "an arch name or a mapping";
   }
   return "?";
 }

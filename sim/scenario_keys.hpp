@@ -8,7 +8,8 @@
 
 namespace fedgrid {
 
-enum class KeyType { Int, Float, String, Bool, Map, List, IntList };  // List: of mappings
+// List: of mappings. ModelChoice: an arch name, or a mapping of the keys below it.
+enum class KeyType { Int, Float, String, Bool, Map, List, IntList, ModelChoice };
 
 struct KeyDecl {
   std::string path;          // dotted; "[]" marks the items of a list, e.g. platform.hospitals[].count

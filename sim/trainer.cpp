@@ -18,7 +18,7 @@ torch::Device torch_device(ComputeDevice d) { return d == ComputeDevice::Cuda ? 
 // One module per architecture, device and worker thread, reloaded from flat weights for every job.
 models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device) {
   thread_local std::map<std::string, std::shared_ptr<models::Net>> cache;
-  const std::string key = spec.arch + "/" + std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
+  const std::string key = models::spec_label(spec) + "/" + std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
                           "x" + std::to_string(spec.width) + "/" + std::to_string(spec.num_classes) +
                           (device == ComputeDevice::Cuda ? "/cuda" : "/cpu");
   auto& slot = cache[key];

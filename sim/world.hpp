@@ -1,7 +1,9 @@
 #pragma once
 // Everything a run is made of, built once before the simulation starts: the scenario, the
 // simulated platform, the dataset and its partition, the model, the compute executor.
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "data/partition.hpp"
@@ -35,6 +37,8 @@ struct World {
   models::ModelSpec spec;
   models::ModelCost cost;
   std::vector<float> initial_weights;  // empty in timing-only runs
+  std::map<std::string, models::ModelSpec> tier_specs;  // model.<tier>, by tier
+  std::map<std::string, std::vector<float>> tier_initial_weights;
   ComputeDevice device = ComputeDevice::Cpu;
   std::optional<AccuracyCurve> surrogate;  // timing-only: training.surrogate
   std::unique_ptr<Executor> executor;

@@ -22,7 +22,8 @@ TEST(Runs, OutputsFollowTheContract) {
   auto out = run_ok("contract", test::tiny_scenario("contract"));
   EXPECT_EQ(lines(read_file(out + "/rounds.csv"))[0],
             "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
-            "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers,acc_weak,acc_medium,acc_strong");
+            "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers,acc_weak,acc_medium,acc_strong,"
+            "global_acc_weak,global_acc_medium,global_acc_strong,tier_gap,hospital_acc_std");
   EXPECT_EQ(lines(read_file(out + "/hospitals.csv"))[0],
             "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down");
   EXPECT_EQ(lines(read_file(out + "/events.csv"))[0], "start_s,end_s,host,kind,peer,bytes,flops,round");

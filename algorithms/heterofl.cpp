@@ -1,0 +1,81 @@
+// HeteroFL. E. Diao, J. Ding, V. Tarokh, "HeteroFL: Computation and Communication Efficient
+// Federated Learning for Heterogeneous Clients", ICLR 2021.
+// FedRolex. S. Alam, L. Liu, M. Yan, M. Zhang, "FedRolex: Model-Heterogeneous Federated
+// Learning with Rolling Sub-Model Extraction", NeurIPS 2022.
+//
+// The server holds one wide model (model.arch at model.width_multiplier). Each round every
+// hospital receives its tier's sub-model (model.<tier>: the same arch, narrower), trains it E
+// epochs, and sends it back; the server averages every wide value over the sub-models that
+// hold it. HeteroFL's sub-model is the first ceil(r*K) channels of every hidden layer;
+// FedRolex's window starts at channel (round - 1) mod K and wraps, so every channel is trained
+// in turn. A narrower model costs fewer FLOPs and fewer bytes: weak tiers train and send less.
+//
+// Decisions (DynamicFL spec section 8.15 leaves the baselines' settings open):
+// - Widths come from the scenario (the spec suggests 1, 1/2, 1/4 for strong/medium/weak).
+// - Per-value averages are weighted by the hospitals' sample counts, as FedAvg's.
+// - Batch norm keeps running statistics, averaged like the parameters, instead of HeteroFL's
+//   static (batch-statistics-only) BN; HeteroFL's scaler and masked loss are not used.
+// - A tier's model after the round (scored for fairness) is its sub-model of the new wide
+//   model, cut at the window it trained this round.
+#include <map>
+#include <string>
+
+#include "algorithms/registry.hpp"
+#include "algorithms/submodel.hpp"
+#include "sim/federation.hpp"
+#include "sim/input_error.hpp"
+
+namespace fedgrid::algorithms {
+namespace {
+
+class SubModelRounds : public Algorithm {
+ public:
+  explicit SubModelRounds(bool rolling) : rolling_(rolling) {}
+
+  void run(Federation& fed) override {
+    const auto& sc = fed.scenario();
+    Model global = fed.init_model();
+    for (const auto& tier : fed.tiers()) {
+      try {
+        submodel_index(global.spec, fed.tier_spec(tier), 0);
+      } catch (const std::invalid_argument& e) {
+        throw sc.error_at("model." + tier, e.what());
+      }
+    }
+    for (int round = 1; !fed.done(round); ++round) {
+      const int64_t offset = rolling_ ? round - 1 : 0;
+      std::map<std::string, std::vector<int64_t>> index;
+      std::map<std::string, Model> sub;
+      for (const auto& tier : fed.tiers()) {
+        index[tier] = submodel_index(global.spec, fed.tier_spec(tier), offset);
+        sub[tier] = extract_submodel(global, fed.tier_spec(tier), index[tier]);
+      }
+      auto hospitals = fed.hospitals();
+      auto updates = fed.parallel(hospitals, [&](Hospital& h) {
+        const Model& mine = sub.at(h.tier());
+        fed.send(fed.server(), h, mine);
+        Update u = h.train(mine, sc.training.local_epochs);
+        fed.send(h, fed.server(), u.model);
+        return u;
+      });
+      std::vector<const std::vector<int64_t>*> held;
+      for (const auto* h : hospitals) held.push_back(&index.at(h->tier()));
+      global = fed.on_server(aggregate_submodels_flops(global, updates),
+                             [&] { return aggregate_submodels(global, updates, held); });
+      std::map<std::string, Model> tier_models;
+      for (const auto& tier : fed.tiers())
+        tier_models[tier] = extract_submodel(global, fed.tier_spec(tier), index.at(tier));
+      fed.end_round(round, global, tier_models);
+    }
+  }
+
+ private:
+  bool rolling_;
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> make_heterofl() { return std::make_unique<SubModelRounds>(false); }
+std::unique_ptr<Algorithm> make_fedrolex() { return std::make_unique<SubModelRounds>(true); }
+
+}  // namespace fedgrid::algorithms
