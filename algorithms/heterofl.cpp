@@ -60,7 +60,7 @@ class SubModelRounds : public Algorithm {
       });
       std::vector<const std::vector<int64_t>*> held;
       for (const auto* h : hospitals) held.push_back(&index.at(h->tier()));
-      global = fed.on_server(aggregate_submodels_flops(global, updates),
+      global = fed.on_server(aggregate_submodels_flops(updates),
                              [&] { return aggregate_submodels(global, updates, held); });
       std::map<std::string, Model> tier_models;
       for (const auto& tier : fed.tiers())

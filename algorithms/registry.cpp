@@ -9,6 +9,7 @@ const std::vector<AlgorithmInfo>& registry() {
       {"unifed", "UniFed (Hassani & Rekik 2024): loss-slope ordered relay with validation-stopped visits, mixed with a server-trained model", make_unifed},
       {"fedseq", "FedSeq: one model relayed through the server, hospital by hospital", make_fedseq},
       {"local", "Local: every hospital trains alone, no communication (lower bound)", make_local},
+      {"dynamicfl", "DynamicFL (Zhang et al. 2025): each tier grows its budget of convs into diverse-branch blocks, trains, folds back exactly; plain-model averaging", make_dynamicfl},
       {"heterofl", "HeteroFL (Diao et al. 2021): each tier trains the first ceil(r*K) channels of the wide model (model.<tier>), per-value averaging", make_heterofl, true},
       {"fedrolex", "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round", make_fedrolex, true},
       {"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)", make_centralized},

@@ -35,6 +35,7 @@ std::unique_ptr<Algorithm> make_fedseq();
 std::unique_ptr<Algorithm> make_local();
 std::unique_ptr<Algorithm> make_centralized();
 std::unique_ptr<Algorithm> make_heterofl();
+std::unique_ptr<Algorithm> make_dynamicfl();
 std::unique_ptr<Algorithm> make_fedrolex();
 
 }  // namespace fedgrid::algorithms

@@ -68,24 +68,33 @@ Model aggregate_submodels(const Model& wide, const std::vector<Update>& updates,
                           const std::vector<const std::vector<int64_t>*>& index) {
   if (updates.size() != index.size()) throw std::invalid_argument("aggregate_submodels: one index per update");
   if (!wide.holds_state()) return wide;
-  std::vector<double> sum(wide.weights.size(), 0.0), weight(wide.weights.size(), 0.0);
+  // Two passes, so that each term is (n_k / n_holders) * w as in weighted_average(): with every
+  // update holding every value the result is FedAvg's, bit for bit.
+  std::vector<double> holders(wide.weights.size(), 0.0), sum(wide.weights.size(), 0.0);
+  for (size_t k = 0; k < updates.size(); ++k) {
+    if (updates[k].model.weights.size() != index[k]->size())
+      throw std::invalid_argument("aggregate_submodels: update and index sizes differ");
+    for (int64_t g : *index[k]) holders[size_t(g)] += double(updates[k].samples);
+  }
   for (size_t k = 0; k < updates.size(); ++k) {
     const auto& w = updates[k].model.weights;
     const auto& idx = *index[k];
-    if (w.size() != idx.size()) throw std::invalid_argument("aggregate_submodels: update and index sizes differ");
     const double n = double(updates[k].samples);
-    for (size_t i = 0; i < idx.size(); ++i) sum[size_t(idx[i])] += n * double(w[i]), weight[size_t(idx[i])] += n;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      const size_t g = size_t(idx[i]);
+      sum[g] += n / holders[g] * double(w[i]);
+    }
   }
   Model out = wide;
   for (size_t g = 0; g < sum.size(); ++g)
-    if (weight[g] > 0) out.weights[g] = float(sum[g] / weight[g]);
+    if (holders[g] > 0) out.weights[g] = float(sum[g]);
   return out;
 }
 
-double aggregate_submodels_flops(const Model& wide, const std::vector<Update>& updates) {
+double aggregate_submodels_flops(const std::vector<Update>& updates) {
   double held = 0;
   for (const auto& u : updates) held += double(u.model.values());
-  return 2.0 * held + double(wide.values());
+  return 2.0 * held;
 }
 
 }  // namespace fedgrid::algorithms

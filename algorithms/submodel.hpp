@@ -25,7 +25,8 @@ Model extract_submodel(const Model& wide, const models::ModelSpec& narrow, const
 // index[k] is update k's submodel_index.
 Model aggregate_submodels(const Model& wide, const std::vector<Update>& updates,
                           const std::vector<const std::vector<int64_t>*>& index);
-// Server FLOPs of aggregate_submodels: a multiply and an add per value held, then a divide per wide value.
-double aggregate_submodels_flops(const Model& wide, const std::vector<Update>& updates);
+// Server FLOPs of aggregate_submodels: a multiply and an add per value each update holds (as
+// weighted_average_flops counts them).
+double aggregate_submodels_flops(const std::vector<Update>& updates);
 
 }  // namespace fedgrid::algorithms

@@ -177,7 +177,8 @@ std::vector<torch::Tensor> state_tensors(Net& net) {
 }  // namespace
 
 GrowableConvImpl::GrowableConvImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding,
-                                   bool bias) {
+                                   bool bias)
+    : in(in), out(out), kernel(kernel), stride(stride), padding(padding) {
   conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(bias)));
 }
 

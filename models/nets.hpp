@@ -18,6 +18,7 @@ struct GrowableConvImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
   bool grown() const { return !block.is_empty(); }
 
+  int64_t in, out, kernel, stride, padding;
   torch::nn::Conv2d conv{nullptr};
   torch::nn::AnyModule block;  // the grown block, empty when plain
   // The batch norm right after this conv (not owned), which absorbs a fused bias when the conv

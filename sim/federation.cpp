@@ -64,6 +64,10 @@ Update Hospital::train_until(const Model& model, const StoppingRule& rule) {
   return fed_->train_on(*this, model, split_->train, train_samples_, 0, id(), 0.0, &rule, &split_->val);
 }
 
+Update Hospital::train_reparam(const Model& model, int epochs, const ReparamPlan& plan) {
+  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(), 0.0, nullptr, nullptr, &plan);
+}
+
 int64_t Hospital::raw_data_bytes() const {
   const auto& shape = fed_->world_.data.train.shape;
   return train_samples() * (shape.pixels() + 1);
@@ -205,7 +209,7 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
 
 Update Federation::train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples,
                             int epochs, int id, double prox_mu, const StoppingRule* rule,
-                            const data::Indices* validation) {
+                            const data::Indices* validation, const ReparamPlan* plan) {
   const auto& sc = world_.scenario;
   const bool real = !sc.training.timing_only;
   check_alone(where);
@@ -226,7 +230,8 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
                  prox_mu,
                  rule ? std::optional<DynamicStop>(DynamicStop{validation, rule->patience, rule->max_epochs,
                                                                rule->min_delta})
-                      : std::nullopt};
+                      : std::nullopt,
+                 plan ? std::optional<ReparamPlan>(*plan) : std::nullopt};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
     future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
@@ -239,27 +244,50 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
     out = future.get();
     world_.perf.wait_training_s += seconds_since(t0);
   };
-  if (rule) take_result(), epochs = out.epochs;
+  if (rule || (plan && real)) take_result(), epochs = out.epochs;
   const auto cost = models::model_cost(model.spec);
   const double validation_flops = rule ? cost.forward_flops * double(validation->size()) : 0.0;
-  const double flops = (cost.train_flops() * double(samples) + validation_flops) * epochs;
+  double flops = (cost.train_flops() * double(samples) + validation_flops) * epochs;
+  std::vector<int> grown;
+  if (plan) {
+    if (real) grown = out.grown;
+    else
+      for (int i = 0; i < std::min<int>(plan->expansions, int(models::conv_sites(model.spec).size())); ++i) grown.push_back(i);
+    flops = reparam_flops(model, samples, epochs, *plan, grown);
+  }
   const double start = now();
   sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_}, &where, nullptr);
 
   Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}};
   if (real) {
-    if (!rule) take_result();
+    if (!rule && !plan) take_result();
     update.model.weights = std::move(out.weights);
+    update.salience = std::move(out.salience);
     update.train_loss = out.mean_loss;
     update.batch_losses = std::move(out.batch_losses);
   }
+  update.grown = std::move(grown);
   if (!where.is_server()) {
     auto& st = impl_->stats[size_t(id)];
     st.samples = samples, st.epochs += epochs, st.compute_s += now() - start, st.took_part = true;
     if (real) st.train_loss = update.train_loss;
   }
   return update;
+}
+
+double Federation::reparam_flops(const Model& model, int64_t samples, int epochs, const ReparamPlan& plan,
+                                 const std::vector<int>& grown) const {
+  const double plain = models::model_cost(model.spec).forward_flops;
+  const auto sites = models::conv_sites(model.spec);
+  double grown_forward = plain;
+  for (int g : grown) grown_forward += models::dbb_extra_flops(sites[size_t(g)]);
+  const int probe = plan.probe && epochs > 0 ? 1 : 0;
+  const double recal = grown.empty() ? 0.0
+                                     : double(plan.recal_batches) *
+                                           double(std::min<int64_t>(world_.scenario.training.batch_size, samples)) *
+                                           grown_forward;
+  return probe * 3.0 * plain * double(samples) + double(epochs - probe) * 3.0 * grown_forward * double(samples) + recal;
 }
 
 void Federation::charge_server(double flops) {
@@ -418,6 +446,7 @@ bool Federation::done(int round) {
   round_ = round;
   const auto& stop = world_.scenario.stop;
   auto& reason = impl_->summary.stop_reason;
+  if (!reason.empty()) return true;  // already decided (a round ran past the time budget)
   if (impl_->target_reached) reason = "target_accuracy";
   else if (round > stop.rounds) reason = "rounds";
   else if (stop.sim_time_budget_s && now() >= *stop.sim_time_budget_s) reason = "sim_time_budget";

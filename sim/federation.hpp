@@ -57,6 +57,11 @@ class Hospital : public Node {
   // epochs it took are known only when the job ends, so the simulation waits for the job
   // before charging them (epochs x (training on the train split + a forward pass on val)).
   Update train_until(const Model& model, const StoppingRule& rule);
+  // DynamicFL's job: grows, trains and folds back per `plan` (ReparamPlan). Which convs it grows
+  // is known only when the job ends, so the simulation waits for it before charging its FLOPs:
+  // the probe epoch on the plain model, the BN recalibration and the remaining epochs on the
+  // grown one. In timing-only runs the first `plan.expansions` convs stand in for the grown ones.
+  Update train_reparam(const Model& model, int epochs, const ReparamPlan& plan);
   // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
   int64_t raw_data_bytes() const;
 
@@ -171,7 +176,10 @@ class Federation {
  private:
   friend class Hospital;
   Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id,
-                  double prox_mu = 0, const StoppingRule* rule = nullptr, const data::Indices* validation = nullptr);
+                  double prox_mu = 0, const StoppingRule* rule = nullptr, const data::Indices* validation = nullptr,
+                  const ReparamPlan* plan = nullptr);
+  double reparam_flops(const Model& model, int64_t samples, int epochs, const ReparamPlan& plan,
+                       const std::vector<int>& grown) const;
   std::optional<double> surrogate_accuracy(int round) const;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>

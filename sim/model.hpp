@@ -30,6 +30,10 @@ struct Update {
   int epochs = 0;
   double train_loss = 0;   // mean loss over the job's mini-batches
   std::vector<double> batch_losses;  // every mini-batch's loss, in order (empty in timing-only runs)
+  // A ReparamPlan job: the conv sites it grew (models::conv_sites indices, best first) and each
+  // site's local salience over its last epoch.
+  std::vector<int> grown;
+  std::vector<double> salience;
 };
 
 // Validation-based stopping for a training job: stop once the validation loss has not improved
@@ -37,6 +41,20 @@ struct Update {
 struct StoppingRule {
   int patience = 7, max_epochs = 50;
   double min_delta = 0.0;
+};
+
+// DynamicFL's local work (algorithms/dynamicfl.cpp): grow `expansions` KxK convs of the plain
+// model into diverse-branch blocks (models/dbb.hpp), train, fold back to the plain shape.
+struct ReparamPlan {
+  int expansions = 0;
+  // Normal path: the first of the job's epochs trains the plain model and measures each conv's
+  // global salience S^g = sum(grad * w), which picks the convs to grow; the rest train the grown
+  // model. Budget-decrease path (false): `rank` (last round's local salience S^l) picks them and
+  // every epoch trains the grown model.
+  bool probe = true;
+  std::vector<double> rank;
+  int recal_batches = 20;  // mini-batches that recalibrate the new blocks' batch norms
+  uint64_t seed = 0;       // the new branches' initial weights
 };
 
 }  // namespace fedgrid

@@ -14,6 +14,7 @@ enum : uint64_t {
   kSplit = 13,      // (hospital): its train/val/test split
   kSynthetic = 14,  // the synthetic dataset
   kServerShare = 15,  // the share of the pool held at the server, and its split
+  kReparam = 16,      // (hospital + 1, round): DynamicFL's new branches
 };
 
 }  // namespace fedgrid::seed_streams

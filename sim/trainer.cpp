@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "sim/torch_jobs.hpp"
+
 #include <limits>
 #include <map>
 #include <mutex>
@@ -11,11 +13,10 @@
 #include "models/nets.hpp"
 
 namespace fedgrid {
-namespace {
+namespace jobs {
 
 torch::Device torch_device(ComputeDevice d) { return d == ComputeDevice::Cuda ? torch::kCUDA : torch::kCPU; }
 
-// One module per architecture, device and worker thread, reloaded from flat weights for every job.
 models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device) {
   thread_local std::map<std::string, std::shared_ptr<models::Net>> cache;
   const std::string key = models::spec_label(spec) + "/" + std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
@@ -29,12 +30,6 @@ models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device) {
   return *slot;
 }
 
-struct DatasetTensors {
-  torch::Tensor images, labels;
-};
-
-// On the CPU a view, no copy (the dataset outlives every job). On a GPU the dataset is copied
-// there once per run and shared by all workers, so batches never cross the bus.
 DatasetTensors tensors_of(const data::Dataset& d, ComputeDevice device) {
   auto images = torch::from_blob(const_cast<float*>(d.images.data()),
                                  {d.size(), d.shape.channels, d.shape.height, d.shape.width}, torch::kFloat32);
@@ -48,19 +43,24 @@ DatasetTensors tensors_of(const data::Dataset& d, ComputeDevice device) {
   return slot;
 }
 
-// Sample indices as a tensor on the compute device (a view of `data` on the CPU).
 torch::Tensor index_tensor(const int64_t* data, int64_t len, ComputeDevice device) {
   auto idx = torch::from_blob(const_cast<int64_t*>(data), {len}, torch::kInt64);
   return device == ComputeDevice::Cpu ? idx : idx.to(torch::kCUDA);
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(models::Net& net, const OptimizerConfig& c) {
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& c) {
   if (c.name == "adam")
-    return std::make_unique<torch::optim::Adam>(net.parameters(),
+    return std::make_unique<torch::optim::Adam>(std::move(params),
                                                 torch::optim::AdamOptions(c.lr).weight_decay(c.weight_decay));
   return std::make_unique<torch::optim::SGD>(
-      net.parameters(), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
+      std::move(params), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }
+
+}  // namespace jobs
+
+namespace {
+
+using namespace jobs;
 
 // Scores a loaded net (in eval mode, gradients off) on `indices` of the dataset's tensors, or
 // on all of it when `indices` is null: accuracy, mean loss, confusion matrix, in batches.
@@ -106,10 +106,11 @@ double validation_loss(models::Net& net, const torch::Tensor& images, const torc
 }  // namespace
 
 TrainOutcome run_training(const TrainJob& job) {
+  if (job.reparam) return run_reparam_training(job);
   models::Net& net = cached_net(job.spec, job.device);
   models::load_state(net, *job.weights);
   net.train();
-  auto optimizer = make_optimizer(net, job.optimizer);
+  auto optimizer = make_optimizer(net.parameters(), job.optimizer);
   const auto [images, labels] = tensors_of(*job.dataset, job.device);
   // FedProx's anchor: the parameters the job started from (buffers are not regularised).
   std::vector<torch::Tensor> anchor;

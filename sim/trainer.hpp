@@ -9,6 +9,7 @@
 
 #include "data/dataset.hpp"
 #include "models/model_spec.hpp"
+#include "sim/model.hpp"
 
 namespace fedgrid {
 
@@ -43,6 +44,7 @@ struct TrainJob {
   ComputeDevice device = ComputeDevice::Cpu;
   double prox_mu = 0;  // FedProx: adds (mu / 2) * ||w - w_start||^2 over the parameters
   std::optional<DynamicStop> dynamic;  // set: `epochs` is ignored, the stopping rule decides
+  std::optional<ReparamPlan> reparam;
 };
 
 struct TrainOutcome {
@@ -51,6 +53,10 @@ struct TrainOutcome {
   int64_t steps = 0;
   int epochs = 0;                    // epochs trained (the rule's count for a dynamic job)
   std::vector<double> batch_losses;  // every mini-batch's loss, in order
+  // Reparam jobs: the conv sites grown (indices into models::conv_sites, best first) and each
+  // site's local salience S^l over the last epoch.
+  std::vector<int> grown;
+  std::vector<double> salience;
 };
 
 struct EvalOutcome {

@@ -1,0 +1,36 @@
+#pragma once
+// What the torch-side jobs share (trainer.cpp, reparam_training.cpp, distillation.cpp): the
+// per-thread module cache, the dataset as tensors, batches of indices, optimisers. Internal:
+// include only from those files (torch/torch.h costs ~27 s per translation unit).
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "models/nets.hpp"
+#include "sim/trainer.hpp"
+
+namespace fedgrid::jobs {
+
+torch::Device torch_device(ComputeDevice d);
+
+// One module per architecture, device and worker thread, reloaded from flat weights for every job.
+models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device);
+
+struct DatasetTensors {
+  torch::Tensor images, labels;
+};
+// On the CPU a view, no copy (the dataset outlives every job). On a GPU the dataset is copied
+// there once per run and shared by all workers, so batches never cross the bus.
+DatasetTensors tensors_of(const data::Dataset& d, ComputeDevice device);
+
+// Sample indices as a tensor on the compute device (a view of `data` on the CPU).
+torch::Tensor index_tensor(const int64_t* data, int64_t len, ComputeDevice device);
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& c);
+
+// TrainJob with a ReparamPlan (reparam_training.cpp).
+TrainOutcome run_reparam_training(const TrainJob& job);
+
+}  // namespace fedgrid::jobs
