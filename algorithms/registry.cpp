@@ -12,6 +12,7 @@ const std::vector<AlgorithmInfo>& registry() {
       {"dynamicfl", "DynamicFL (Zhang et al. 2025): each tier grows its budget of convs into diverse-branch blocks, trains, folds back exactly; plain-model averaging", make_dynamicfl},
       {"heterofl", "HeteroFL (Diao et al. 2021): each tier trains the first ceil(r*K) channels of the wide model (model.<tier>), per-value averaging", make_heterofl, true},
       {"fedrolex", "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round", make_fedrolex, true},
+      {"feddf", "FedDF (Lin et al. 2020): per-architecture FedAvg, then the ensemble of all client models distilled into each on the server's unlabelled data", make_feddf, true},
       {"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)", make_centralized},
   };
   return all;

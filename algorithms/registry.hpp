@@ -36,6 +36,7 @@ std::unique_ptr<Algorithm> make_local();
 std::unique_ptr<Algorithm> make_centralized();
 std::unique_ptr<Algorithm> make_heterofl();
 std::unique_ptr<Algorithm> make_dynamicfl();
+std::unique_ptr<Algorithm> make_feddf();
 std::unique_ptr<Algorithm> make_fedrolex();
 
 }  // namespace fedgrid::algorithms

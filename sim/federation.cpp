@@ -10,6 +10,7 @@
 #include <set>
 
 #include "data/rng.hpp"
+#include "sim/distillation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/metrics.hpp"
 #include "sim/seed_streams.hpp"
@@ -259,7 +260,7 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_}, &where, nullptr);
 
-  Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}};
+  Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}, {}, {}};
   if (real) {
     if (!rule && !plan) take_result();
     update.model.weights = std::move(out.weights);
@@ -310,6 +311,48 @@ Update Federation::train_on_server_until(const Model& model, const StoppingRule&
                                                             "' trains at the server: give the server a share of the data "
                                                             "(e.g. 0.05) large enough for train and val samples");
   return train_on(*server_, model, d.train, int64_t(d.train.size()), 0, -1, 0.0, &rule, &d.val);
+}
+
+const data::Indices& Federation::server_train_split() const {
+  const auto& train = world_.server_split.train;
+  if (train.empty())
+    throw world_.scenario.error_at("data.server_share", "algorithm '" + world_.scenario.algorithm.name +
+                                                            "' distils at the server: give the server a share of the data "
+                                                            "(e.g. 0.05)");
+  return train;
+}
+
+std::vector<float> Federation::server_ensemble_logits(const std::vector<const Model*>& teachers) {
+  const auto& samples = server_train_split();
+  double flops = 0;
+  for (const Model* t : teachers) flops += models::model_cost(t->spec).forward_flops * double(samples.size());
+  std::vector<float> logits;
+  if (!world_.scenario.training.timing_only) {
+    auto job = world_.executor->submit(
+        [&] { return ensemble_logits(teachers, world_.data.train, samples, world_.device); });
+    const auto t0 = std::chrono::steady_clock::now();
+    logits = job.get();
+    world_.perf.wait_training_s += seconds_since(t0);
+  }
+  charge_server(flops);
+  return logits;
+}
+
+Model Federation::distill_on_server(const Model& student, const std::vector<float>& teacher_logits, int epochs,
+                                    double lr) {
+  const auto& sc = world_.scenario;
+  const auto& samples = server_train_split();
+  Model out = shape_only_model(student.spec, student.values());
+  if (!sc.training.timing_only) {
+    DistillJob job{&student, &world_.data.train, &samples, &teacher_logits, epochs, sc.training.batch_size, lr,
+                   mix_seed(sc.seed, kDistill, uint64_t(round_)), world_.device};
+    auto future = world_.executor->submit([job] { return run_distillation(job); });
+    const auto t0 = std::chrono::steady_clock::now();
+    out.weights = future.get();
+    world_.perf.wait_training_s += seconds_since(t0);
+  }
+  charge_server(models::model_cost(student.spec).train_flops() * double(samples.size()) * epochs);
+  return out;
 }
 
 double Federation::server_validation_loss(const Model& model) {

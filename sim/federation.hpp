@@ -152,6 +152,12 @@ class Federation {
   // hospital's); empty when the share is 0.
   const data::HospitalSplit& server_data() const;
   Update train_on_server_until(const Model& model, const StoppingRule& rule);
+  // FedDF's server step: the mean logits of `teachers` on the server's training split (used
+  // unlabelled), charged as a forward pass of every teacher over it; empty in timing-only runs.
+  std::vector<float> server_ensemble_logits(const std::vector<const Model*>& teachers);
+  // Trains `student` toward those logits on the same samples (KL, Adam at `lr`), charged as
+  // `epochs` of training the student on the server host.
+  Model distill_on_server(const Model& student, const std::vector<float>& teacher_logits, int epochs, double lr);
   // The model's loss on the server's validation split, charged as a forward pass on the
   // server host (for rules that stop the rounds on validation loss).
   double server_validation_loss(const Model& model);
@@ -178,6 +184,7 @@ class Federation {
   Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id,
                   double prox_mu = 0, const StoppingRule* rule = nullptr, const data::Indices* validation = nullptr,
                   const ReparamPlan* plan = nullptr);
+  const data::Indices& server_train_split() const;  // input error when the server holds none
   double reparam_flops(const Model& model, int64_t samples, int epochs, const ReparamPlan& plan,
                        const std::vector<int>& grown) const;
   std::optional<double> surrogate_accuracy(int round) const;

@@ -15,6 +15,7 @@ enum : uint64_t {
   kSynthetic = 14,  // the synthetic dataset
   kServerShare = 15,  // the share of the pool held at the server, and its split
   kReparam = 16,      // (hospital + 1, round): DynamicFL's new branches
+  kDistill = 17,      // (round): FedDF's distillation batch order
 };
 
 }  // namespace fedgrid::seed_streams

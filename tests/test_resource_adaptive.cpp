@@ -175,6 +175,39 @@ TEST(HeteroFL, SubModelsTravelAndTrainAtTheirSize) {
   }
 }
 
+// FedDF's server work in round 1 (cnn x0.25 weak, x0.5 medium, lenet5 strong, cnn x1 at the
+// server): an average per trained architecture, one ensemble pass of the six returned models
+// over the n_s distillation samples, then 3 * F * n_s per architecture's distillation epoch.
+TEST(FedDF, DistilsEveryArchitectureOnTheServersData) {
+  const auto out = run_ok("feddf", tiered("d", "\nalgorithm: {name: feddf}\n"),
+                          "--set data.server_share=0.1 --set model.weak.width_multiplier=0.25 "
+                          "--set model.medium.width_multiplier=0.5 --set model.strong=lenet5");
+  auto spec = [](const std::string& arch, double m) {
+    models::ModelSpec s = kCnn16;
+    s.arch = arch, s.width_multiplier = m;
+    return models::model_cost(s);
+  };
+  const auto weak = spec("cnn", 0.25), medium = spec("cnn", 0.5), strong = spec("lenet5", 1), server = spec("cnn", 1);
+  std::vector<double> charges;
+  for (const auto& row : lines(read_file(out + "/events.csv")))
+    if (auto c = cells(row); c.size() > 7 && c[3] == "server" && c[7] == "1") charges.push_back(std::stod(c[6]));
+  ASSERT_EQ(charges.size(), 3u + 1 + 4);  // averages (3 trained archs), ensemble, 4 distillations
+  const double ensemble = 2 * (weak.forward_flops + medium.forward_flops + strong.forward_flops);
+  const double n_s = charges[3] / ensemble;
+  EXPECT_GT(n_s, 0);
+  EXPECT_DOUBLE_EQ(n_s, std::round(n_s));
+  // Distillations in label order: "cnn", "cnn x0.25", "cnn x0.5", "lenet5".
+  EXPECT_DOUBLE_EQ(charges[4], server.train_flops() * n_s);
+  EXPECT_DOUBLE_EQ(charges[5], weak.train_flops() * n_s);
+  EXPECT_DOUBLE_EQ(charges[6], medium.train_flops() * n_s);
+  EXPECT_DOUBLE_EQ(charges[7], strong.train_flops() * n_s);
+  // Each tier sends its own model.
+  const auto bytes = by_host(out, "send", 5);
+  EXPECT_EQ(bytes.at("weak-1").at(1), double(weak.state_values * 4 + models::kPayloadHeaderBytes));
+  EXPECT_EQ(bytes.at("strong-1").at(1), double(strong.state_values * 4 + models::kPayloadHeaderBytes));
+  test::expect_run_input_error("feddf-noshare", tiered("d", "\nalgorithm: {name: feddf}\n"), "", "data.server_share");
+}
+
 TEST(Fairness, TierGapAndHospitalSpreadByHand) {
   EXPECT_DOUBLE_EQ(*accuracy_gap({{"weak", 0.6}, {"medium", std::nullopt}, {"strong", 0.9}}), 0.9 - 0.6);
   EXPECT_FALSE(accuracy_gap({{"weak", std::nullopt}}));
