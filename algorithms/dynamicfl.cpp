@@ -64,13 +64,23 @@ class DynamicFL : public Algorithm {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
         fed.send(fed.server(), h, global);
         Memory& last = memory[size_t(h.id())];
-        ReparamPlan plan;
-        plan.expansions = budget(sc, h.tier(), round);
-        plan.probe = !(round > 1 && plan.expansions < last.grown);  // Eq. 8: cannot afford last round's model
-        if (!plan.probe) plan.rank = last.salience;
-        plan.recal_batches = sc.algorithm.recal_batches;
-        plan.seed = mix_seed(sc.seed, seed_streams::kReparam, uint64_t(h.id() + 1), uint64_t(round));
-        Update u = h.train_reparam(global, sc.training.local_epochs, plan);
+        const int k = budget(sc, h.tier(), round), E = sc.training.local_epochs;
+        ReparamPlan plan{k, {}, sc.algorithm.recal_batches,
+                         mix_seed(sc.seed, seed_streams::kReparam, uint64_t(h.id() + 1), uint64_t(round))};
+        Update u;
+        if (k == 0) {
+          // Nothing to grow: E epochs of the plain model, as FedAvg trains it.
+          u = h.train_with_salience(global, E);
+        } else if (round > 1 && k < last.grown) {
+          // Eq. 8: last round's model is beyond this round's budget; grow what S^l ranks first.
+          plan.rank = last.salience;
+          u = h.train_reparam(global, E, plan);
+        } else {
+          // The epsilon epoch on the plain model measures S^g, which picks the convs to grow.
+          u = h.train_with_salience(global, 1);
+          plan.rank = u.salience;
+          if (E > 1) u = h.train_reparam(u.model, E - 1, plan, 1);
+        }
         last = {int(u.grown.size()), u.salience};
         fed.send(h, fed.server(), u.model);  // the plain model: the same bytes for every tier
         return u;

@@ -1,6 +1,8 @@
 // Analytic model costs, computed from layer shapes alone so that timing and payload
 // estimates never need torch. Each arch's layer list is written once (the walk_* functions)
 // and drives both the parameter count and the FLOP count.
+#include <algorithm>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -259,6 +261,15 @@ double dbb_extra_flops(const ConvSite& s) {
   if (2 * s.padding + 1 == s.kernel)  // the full mask adds 1x1, 1xK and Kx1 (identity: a BN only)
     macs += s.out * s.in * out_px + 2 * s.out * s.in * s.kernel * out_px;
   return 2.0 * double(macs);
+}
+
+std::vector<int> top_sites(const std::vector<double>& score, size_t sites, int k) {
+  std::vector<int> order(sites);
+  std::iota(order.begin(), order.end(), 0);
+  if (score.size() == sites)
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[size_t(a)] > score[size_t(b)]; });
+  order.resize(std::min(sites, size_t(std::max(k, 0))));
+  return order;
 }
 
 const std::vector<std::string>& known_archs() {

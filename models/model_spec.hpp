@@ -69,6 +69,9 @@ std::vector<ConvSite> conv_sites(const ModelSpec& spec);  // in forward order
 // Forward FLOPs per sample that DyRep's default diverse-branch block adds over the plain conv
 // at `site` (the branches of models/dbb.hpp's default_branches; batch norms not counted).
 double dbb_extra_flops(const ConvSite& site);
+// The `k` of `sites` conv sites that `score` ranks highest, best first (ties: the earlier
+// site); a score of the wrong length (no history yet) ranks the sites in order.
+std::vector<int> top_sites(const std::vector<double>& score, size_t sites, int k);
 
 const std::vector<std::string>& known_archs();
 std::string arch_description(const std::string& arch);

@@ -58,15 +58,20 @@ struct Federation::Impl {
 // ---------------------------------------------------------------- hospitals
 
 Update Hospital::train(const Model& model, int epochs, double prox_mu) {
-  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(), prox_mu);
+  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(), {.prox_mu = prox_mu});
 }
 
 Update Hospital::train_until(const Model& model, const StoppingRule& rule) {
-  return fed_->train_on(*this, model, split_->train, train_samples_, 0, id(), 0.0, &rule, &split_->val);
+  return fed_->train_on(*this, model, split_->train, train_samples_, 0, id(), {.rule = &rule, .validation = &split_->val});
 }
 
-Update Hospital::train_reparam(const Model& model, int epochs, const ReparamPlan& plan) {
-  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(), 0.0, nullptr, nullptr, &plan);
+Update Hospital::train_with_salience(const Model& model, int epochs) {
+  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(), {.measure_salience = true});
+}
+
+Update Hospital::train_reparam(const Model& model, int epochs, const ReparamPlan& plan, int first_epoch) {
+  return fed_->train_on(*this, model, split_->train, train_samples_, epochs, id(),
+                        {.plan = &plan, .first_epoch = first_epoch});
 }
 
 int64_t Hospital::raw_data_bytes() const {
@@ -209,9 +214,10 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
 }
 
 Update Federation::train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples,
-                            int epochs, int id, double prox_mu, const StoppingRule* rule,
-                            const data::Indices* validation, const ReparamPlan* plan) {
+                            int epochs, int id, const JobOptions& options) {
   const auto& sc = world_.scenario;
+  const StoppingRule* rule = options.rule;
+  const ReparamPlan* plan = options.plan;
   const bool real = !sc.training.timing_only;
   check_alone(where);
   if (rule && !real)
@@ -228,11 +234,13 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
                  {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
                  mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_)),
                  world_.device,
-                 prox_mu,
-                 rule ? std::optional<DynamicStop>(DynamicStop{validation, rule->patience, rule->max_epochs,
+                 options.prox_mu,
+                 rule ? std::optional<DynamicStop>(DynamicStop{options.validation, rule->patience, rule->max_epochs,
                                                                rule->min_delta})
                       : std::nullopt,
-                 plan ? std::optional<ReparamPlan>(*plan) : std::nullopt};
+                 plan ? std::optional<ReparamPlan>(*plan) : std::nullopt,
+                 options.measure_salience,
+                 options.first_epoch};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
     future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
@@ -245,15 +253,14 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
     out = future.get();
     world_.perf.wait_training_s += seconds_since(t0);
   };
-  if (rule || (plan && real)) take_result(), epochs = out.epochs;
+  if (rule) take_result(), epochs = out.epochs;
   const auto cost = models::model_cost(model.spec);
-  const double validation_flops = rule ? cost.forward_flops * double(validation->size()) : 0.0;
+  const double validation_flops = rule ? cost.forward_flops * double(options.validation->size()) : 0.0;
   double flops = (cost.train_flops() * double(samples) + validation_flops) * epochs;
+  // A growth job's convs follow from its plan alone, so it is charged up front like any job.
   std::vector<int> grown;
   if (plan) {
-    if (real) grown = out.grown;
-    else
-      for (int i = 0; i < std::min<int>(plan->expansions, int(models::conv_sites(model.spec).size())); ++i) grown.push_back(i);
+    grown = models::top_sites(plan->rank, models::conv_sites(model.spec).size(), plan->expansions);
     flops = reparam_flops(model, samples, epochs, *plan, grown);
   }
   const double start = now();
@@ -262,7 +269,7 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
 
   Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}, {}, {}};
   if (real) {
-    if (!rule && !plan) take_result();
+    if (!rule) take_result();
     update.model.weights = std::move(out.weights);
     update.salience = std::move(out.salience);
     update.train_loss = out.mean_loss;
@@ -283,12 +290,11 @@ double Federation::reparam_flops(const Model& model, int64_t samples, int epochs
   const auto sites = models::conv_sites(model.spec);
   double grown_forward = plain;
   for (int g : grown) grown_forward += models::dbb_extra_flops(sites[size_t(g)]);
-  const int probe = plan.probe && epochs > 0 ? 1 : 0;
   const double recal = grown.empty() ? 0.0
                                      : double(plan.recal_batches) *
                                            double(std::min<int64_t>(world_.scenario.training.batch_size, samples)) *
                                            grown_forward;
-  return probe * 3.0 * plain * double(samples) + double(epochs - probe) * 3.0 * grown_forward * double(samples) + recal;
+  return double(epochs) * 3.0 * grown_forward * double(samples) + recal;
 }
 
 void Federation::charge_server(double flops) {
@@ -310,7 +316,7 @@ Update Federation::train_on_server_until(const Model& model, const StoppingRule&
     throw world_.scenario.error_at("data.server_share", "algorithm '" + world_.scenario.algorithm.name +
                                                             "' trains at the server: give the server a share of the data "
                                                             "(e.g. 0.05) large enough for train and val samples");
-  return train_on(*server_, model, d.train, int64_t(d.train.size()), 0, -1, 0.0, &rule, &d.val);
+  return train_on(*server_, model, d.train, int64_t(d.train.size()), 0, -1, {.rule = &rule, .validation = &d.val});
 }
 
 const data::Indices& Federation::server_train_split() const {

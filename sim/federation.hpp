@@ -57,11 +57,12 @@ class Hospital : public Node {
   // epochs it took are known only when the job ends, so the simulation waits for the job
   // before charging them (epochs x (training on the train split + a forward pass on val)).
   Update train_until(const Model& model, const StoppingRule& rule);
-  // DynamicFL's job: grows, trains and folds back per `plan` (ReparamPlan). Which convs it grows
-  // is known only when the job ends, so the simulation waits for it before charging its FLOPs:
-  // the probe epoch on the plain model, the BN recalibration and the remaining epochs on the
-  // grown one. In timing-only runs the first `plan.expansions` convs stand in for the grown ones.
-  Update train_reparam(const Model& model, int epochs, const ReparamPlan& plan);
+  // train(), also returning each KxK conv's salience sum(grad * w) over the last epoch.
+  Update train_with_salience(const Model& model, int epochs);
+  // DynamicFL's growth job (ReparamPlan): grows the convs plan.rank scores highest, trains
+  // `epochs` (shuffles continuing from epoch `first_epoch`), folds back. Charged as the batch-
+  // norm recalibration plus `epochs` of the grown model's FLOPs (models::dbb_extra_flops).
+  Update train_reparam(const Model& model, int epochs, const ReparamPlan& plan, int first_epoch = 0);
   // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
   int64_t raw_data_bytes() const;
 
@@ -82,6 +83,16 @@ enum class Ordering { Fixed, Random };
 struct TrainingSamples {
   data::Indices indices;
   int64_t count = 0;
+};
+
+// What a training job does beyond plain epochs (Federation::train_on).
+struct JobOptions {
+  double prox_mu = 0;
+  const StoppingRule* rule = nullptr;  // with `validation`: epochs decided by validation loss
+  const data::Indices* validation = nullptr;
+  const ReparamPlan* plan = nullptr;
+  bool measure_salience = false;
+  int first_epoch = 0;
 };
 
 class Federation {
@@ -182,8 +193,7 @@ class Federation {
  private:
   friend class Hospital;
   Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id,
-                  double prox_mu = 0, const StoppingRule* rule = nullptr, const data::Indices* validation = nullptr,
-                  const ReparamPlan* plan = nullptr);
+                  const JobOptions& options = {});
   const data::Indices& server_train_split() const;  // input error when the server holds none
   double reparam_flops(const Model& model, int64_t samples, int epochs, const ReparamPlan& plan,
                        const std::vector<int>& grown) const;

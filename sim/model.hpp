@@ -30,8 +30,8 @@ struct Update {
   int epochs = 0;
   double train_loss = 0;   // mean loss over the job's mini-batches
   std::vector<double> batch_losses;  // every mini-batch's loss, in order (empty in timing-only runs)
-  // A ReparamPlan job: the conv sites it grew (models::conv_sites indices, best first) and each
-  // site's local salience over its last epoch.
+  // Salience-measuring and growth jobs: the conv sites grown (models::conv_sites indices, best
+  // first) and each site's salience sum(grad * w) over the job's last epoch.
   std::vector<int> grown;
   std::vector<double> salience;
 };
@@ -43,18 +43,14 @@ struct StoppingRule {
   double min_delta = 0.0;
 };
 
-// DynamicFL's local work (algorithms/dynamicfl.cpp): grow `expansions` KxK convs of the plain
-// model into diverse-branch blocks (models/dbb.hpp), train, fold back to the plain shape.
+// DynamicFL's growth job (algorithms/dynamicfl.cpp): grow the `expansions` KxK convs that
+// `rank` scores highest (models::top_sites) into diverse-branch blocks (models/dbb.hpp),
+// recalibrate their batch norms, train, fold back to the plain shape.
 struct ReparamPlan {
   int expansions = 0;
-  // Normal path: the first of the job's epochs trains the plain model and measures each conv's
-  // global salience S^g = sum(grad * w), which picks the convs to grow; the rest train the grown
-  // model. Budget-decrease path (false): `rank` (last round's local salience S^l) picks them and
-  // every epoch trains the grown model.
-  bool probe = true;
-  std::vector<double> rank;
-  int recal_batches = 20;  // mini-batches that recalibrate the new blocks' batch norms
-  uint64_t seed = 0;       // the new branches' initial weights
+  std::vector<double> rank;  // per conv site: S^g from the probe epoch, or last round's S^l
+  int recal_batches = 20;    // mini-batches that recalibrate the new blocks' batch norms
+  uint64_t seed = 0;         // the new branches' initial weights
 };
 
 }  // namespace fedgrid

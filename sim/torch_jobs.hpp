@@ -30,6 +30,20 @@ torch::Tensor index_tensor(const int64_t* data, int64_t len, ComputeDevice devic
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& c);
 
+// Each KxK conv's salience sum(grad * w), summed after every backward pass and averaged over
+// the passes measured (DyRep's metric, which DynamicFL ranks convs by).
+class SalienceMeter {
+ public:
+  explicit SalienceMeter(models::Net& net) : net_(net), sum_(net.growable.size(), 0.0) {}
+  void measure();                    // after a backward pass
+  std::vector<double> mean() const;  // per conv site
+
+ private:
+  models::Net& net_;
+  std::vector<double> sum_;
+  int64_t steps_ = 0;
+};
+
 // TrainJob with a ReparamPlan (reparam_training.cpp).
 TrainOutcome run_reparam_training(const TrainJob& job);
 

@@ -127,8 +127,9 @@ TrainOutcome run_training(const TrainJob& job) {
   std::vector<float> best_weights;
   int since_best = 0, epochs_run = 0;
   const int max_epochs = job.dynamic ? job.dynamic->max_epochs : job.epochs;
+  SalienceMeter meter(net);
   for (int epoch = 0; epoch < max_epochs; ++epoch) {
-    Rng(mix_seed(job.seed, uint64_t(epoch))).shuffle(order);
+    Rng(mix_seed(job.seed, uint64_t(job.first_epoch + epoch))).shuffle(order);
     for (int64_t start = 0; start < n; start += job.batch_size) {
       const int64_t len = std::min<int64_t>(job.batch_size, n - start);
       torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
@@ -143,6 +144,7 @@ TrainOutcome run_training(const TrainJob& job) {
         objective = loss + 0.5 * job.prox_mu * proximal;
       }
       objective.backward();
+      if (job.measure_salience && epoch + 1 == max_epochs) meter.measure();
       optimizer->step();
       const double batch_loss = loss.item<double>();
       batch_losses.push_back(batch_loss);
@@ -161,7 +163,8 @@ TrainOutcome run_training(const TrainJob& job) {
     }
   }
   TrainOutcome out{job.dynamic && !best_weights.empty() ? std::move(best_weights) : models::flatten_state(net),
-                   loss_samples ? loss_sum / double(loss_samples) : 0.0, steps, epochs_run, std::move(batch_losses)};
+                   loss_samples ? loss_sum / double(loss_samples) : 0.0, steps, epochs_run, std::move(batch_losses), {}, {}};
+  if (job.measure_salience) out.salience = meter.mean();
   return out;
 }
 

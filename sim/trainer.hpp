@@ -45,6 +45,9 @@ struct TrainJob {
   double prox_mu = 0;  // FedProx: adds (mu / 2) * ||w - w_start||^2 over the parameters
   std::optional<DynamicStop> dynamic;  // set: `epochs` is ignored, the stopping rule decides
   std::optional<ReparamPlan> reparam;
+  bool measure_salience = false;  // record each KxK conv's sum(grad * w) over the last epoch
+  int first_epoch = 0;            // epoch e shuffles with seed (seed, first_epoch + e): a job that
+                                  // continues another's epochs continues its shuffles
 };
 
 struct TrainOutcome {
@@ -53,10 +56,8 @@ struct TrainOutcome {
   int64_t steps = 0;
   int epochs = 0;                    // epochs trained (the rule's count for a dynamic job)
   std::vector<double> batch_losses;  // every mini-batch's loss, in order
-  // Reparam jobs: the conv sites grown (indices into models::conv_sites, best first) and each
-  // site's local salience S^l over the last epoch.
-  std::vector<int> grown;
-  std::vector<double> salience;
+  std::vector<int> grown;          // reparam jobs: conv sites grown (models::conv_sites indices)
+  std::vector<double> salience;   // per conv site, over the last epoch (measure_salience, reparam)
 };
 
 struct EvalOutcome {

@@ -123,7 +123,7 @@ TEST(Growth, DecreasePathGrowsWhatLastRoundsSalienceRanksFirst) {
   for (int i = 0; i < 48; ++i) all[size_t(i)] = i;
   const auto weights = initial_weights(spec, 1);
   TrainJob job{spec, &weights, &d, &all, 2, 16, {"sgd", 0.01, 0.0, 0.0}, 9};
-  job.reparam = ReparamPlan{1, false, {0.1, 0.7}, 2, 3};  // site 1 ranks first
+  job.reparam = ReparamPlan{1, {0.1, 0.7}, 2, 3};  // site 1 ranks first
   const TrainOutcome out = run_training(job);
   EXPECT_EQ(out.grown, std::vector<int>{1});
   EXPECT_EQ(out.epochs, 2);
