@@ -122,6 +122,26 @@ TEST(ModelCost, MlpOnCifar) {
   expect_cost(cifar("mlp"), 656'810, 1'312'800);
 }
 
+// Width multiplier 0.5 on 1x28x28: conv 16 (5x5), conv 32, fc 256, classes unscaled.
+TEST(ModelCost, HalfWidthCnnOnMnist) {
+  const ModelCost c = model_cost({"cnn", 1, 28, 28, 10, 0.5});
+  // conv1 16*1*25 + 16; conv2 32*16*25 + 32; fc1 (32*4*4)*256 + 256; fc2 256*10 + 10.
+  EXPECT_EQ(c.parameters, 416 + 12832 + 131328 + 2570);
+  EXPECT_EQ(c.state_values, c.parameters);
+  // MACs: 16*25*24*24 + 32*16*25*8*8 + 512*256 + 256*10 = 230,400 + 819,200 + 131,072 + 2,560.
+  EXPECT_DOUBLE_EQ(c.forward_flops, 2.0 * 1183232);
+  EXPECT_EQ(payload_bytes(c), 147146 * 4 + kPayloadHeaderBytes);
+}
+
+// ceil(m * base): lenet5 at 0.3 has ceil(1.8) = 2 and ceil(4.8) = 5 conv channels, fc 36 and 26.
+TEST(ModelCost, WidthRoundsUpAndNeverScalesTheClasses) {
+  const ModelCost c = model_cost({"lenet5", 1, 28, 28, 10, 0.3});
+  // conv1 2*1*25+2 = 52; conv2 5*2*25+5 = 255; fc1 (5*5*5)*36+36 = 4536; fc2 36*26+26 = 962; fc3 26*10+10 = 270.
+  EXPECT_EQ(c.parameters, 52 + 255 + 4536 + 962 + 270);
+  EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 1.5}), std::invalid_argument);
+  EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 0.0}), std::invalid_argument);
+}
+
 TEST(ModelCost, NumClassesOnlyChangesTheLastLayer) {
   // mlp with 100 classes: fc3 200 -> 100 has 20,100 params (+18,090) and 40,000 FLOPs (+36,000).
   expect_cost({.arch = "mlp", .num_classes = 100}, 199'210 + 18'090, 397'600 + 36'000);

@@ -54,6 +54,19 @@ TEST(DynamicFL, GrowingNothingIsFedAvg) {
   expect_same_files(run_ok("dyn-none", tiered("a", none)), run_ok("dyn-fedavg", tiered("a", "\nalgorithm: {name: fedavg}\n")));
 }
 
+// Growth draws its branches from the scenario seed and never from torch's global generator:
+// one worker or two, the outputs are the same bytes.
+TEST(DynamicFL, AndFedDFAreDeterministicAcrossWorkerCounts) {
+  for (const char* algorithm : {"dynamicfl", "feddf"}) {
+    SCOPED_TRACE(algorithm);
+    const std::string yaml = tiered("w", std::string("\nalgorithm: {name: ") + algorithm + "}\n");
+    const std::string sets = "--set data.server_share=0.1 --set model.weak.width_multiplier=0.5 ";
+    const std::string tier = std::string(algorithm) == "feddf" ? sets : "";
+    expect_same_files(run_ok(std::string("det1-") + algorithm, yaml, tier + "--set training.threads_per_worker=1 --set training.workers=1"),
+                      run_ok(std::string("det2-") + algorithm, yaml, tier + "--set training.threads_per_worker=1 --set training.workers=2"));
+  }
+}
+
 TEST(DynamicFL, EveryTierSendsThePlainModelAndScoresAsTheGlobalOne) {
   const auto out = run_ok("dyn-plain", tiered("p", "\nalgorithm: {name: dynamicfl}\n"));
   const int64_t plain = models::model_cost(kCnn16).state_values * 4 + models::kPayloadHeaderBytes;
@@ -241,6 +254,11 @@ TEST(Scenario, TierRatioDealsHospitalsWeakMediumStrong) {
     if (auto c = cells(row); c[0] == "1") per_tier[c[2]]++;
   EXPECT_EQ(per_tier, (std::map<std::string, int>{{"weak", 7}, {"medium", 2}, {"strong", 1}}));
   test::expect_run_input_error("ratio-bad", tiered("r"), "--set platform.hospital_count=7", "platform.tier_ratio");
+  test::expect_run_input_error("tier-arch", tiered("r", "\nalgorithm: {name: heterofl}\n"), "--set model.weak=vgg99",
+                               "'vgg99' is not one of");
+  test::expect_run_input_error("tier-narrower", tiered("r", "\nalgorithm: {name: heterofl}\n"),
+                               "--set model.width_multiplier=0.5 --set model.strong.width_multiplier=1",
+                               "is not a sub-model");
 }
 
 }  // namespace
