@@ -533,9 +533,11 @@ void Federation::end_round(int round, const Model& global, const std::map<std::s
       return ex.submit([&] { return run_evaluation(m.spec, m.weights, world_.data.test, nullptr, world_.device); });
     };
     auto global_eval = on_test_set(global);
+    // A tier holding the global model itself (HeteroFL's full-width tier) is scored once.
+    auto is_global = [&](const Model& m) { return m.spec == global.spec && m.weights == global.weights; };
     std::map<std::string, std::future<EvalOutcome>> tier_evals;
     for (const auto& t : impl_->tiers)
-      if (tier_models.count(t)) tier_evals.emplace(t, on_test_set(tier_models.at(t)));
+      if (tier_models.count(t) && !is_global(tier_models.at(t))) tier_evals.emplace(t, on_test_set(tier_models.at(t)));
     std::vector<std::future<EvalOutcome>> local;
     for (const auto& h : hospitals_)
       local.push_back(ex.submit([&, split = &h->split(), m = &model_of(h->tier())] {

@@ -221,6 +221,18 @@ TEST(FedDF, DistilsEveryArchitectureOnTheServersData) {
   test::expect_run_input_error("feddf-noshare", tiered("d", "\nalgorithm: {name: feddf}\n"), "", "data.server_share");
 }
 
+TEST(ModelHeterogeneous, EveryAlgorithmLearns) {
+  const std::string widths = " --set model.weak.width_multiplier=0.25 --set model.medium.width_multiplier=0.5";
+  for (const auto& [algorithm, sets] : std::vector<std::pair<std::string, std::string>>{
+           {"dynamicfl", ""}, {"heterofl", widths}, {"fedrolex", widths}, {"feddf", widths + " --set data.server_share=0.1"}}) {
+    SCOPED_TRACE(algorithm);
+    const auto out = run_ok("learns-" + algorithm, tiered("l"), "--set algorithm.name=" + algorithm + sets);
+    const auto s = nlohmann::json::parse(read_file(out + "/summary.json"));
+    EXPECT_EQ(s["algorithm"], algorithm);
+    EXPECT_GE(s["final_accuracy"].get<double>(), 0.5) << read_file(out + "/rounds.csv");
+  }
+}
+
 TEST(Fairness, TierGapAndHospitalSpreadByHand) {
   EXPECT_DOUBLE_EQ(*accuracy_gap({{"weak", 0.6}, {"medium", std::nullopt}, {"strong", 0.9}}), 0.9 - 0.6);
   EXPECT_FALSE(accuracy_gap({{"weak", std::nullopt}}));
