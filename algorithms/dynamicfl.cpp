@@ -28,6 +28,10 @@
 // - Probe epoch (8.7): a real training epoch (the paper's "local training"), not the code's
 //   no-update pass; so every tier trains E epochs, and a tier that grows nothing trains exactly
 //   as FedAvg does.
+//   The probe and the grown epochs are two jobs: the optimiser restarts after growth, as
+//   DyRep re-points it at the new parameters. A tier with nothing to grow trains its E epochs
+//   in one job; with E = 1 the probe epoch is all a round holds and nothing grows (the code's
+//   E - 1 = 0 grown epochs).
 // - Fused bias (8.8): folded into the following batch norm's running mean (exact), never dropped.
 // - Aggregation (8.10): sample-weighted over the whole state (buffers too), as FedAvg; equal to
 //   the code's uniform mean when shards are equal.
