@@ -59,6 +59,12 @@ class LayerWalk {
       throw std::logic_error("projection shortcut does not meet the block's output");
   }
 
+  void maxpool(int64_t kernel, int64_t stride, int64_t padding) {
+    height_ = (height_ + 2 * padding - kernel) / stride + 1;
+    width_ = (width_ + 2 * padding - kernel) / stride + 1;
+    require_nonempty();
+  }
+
   void maxpool2() {  // kernel 2, stride 2, floor
     height_ /= 2;
     width_ /= 2;
@@ -194,6 +200,27 @@ void walk_resnet18(LayerWalk& net, int64_t classes) {
   net.classifier(classes);
 }
 
+// ResNet-10 as torchvision builds ResNets (FedSKD's network; its layout is inferred in spec 002
+// section 3.1): conv7x7 stride 2 (no bias) + BN, maxpool 3x3 stride 2, one BasicBlock per stage
+// (widths c, 2c, 4c, 8c; stride 2 from the second stage on; 1x1 conv + BN shortcut where the
+// shape changes), global average pool, fc out. c = 64 x width_multiplier (62/64 gives FedSKD's 62).
+void walk_resnet10(LayerWalk& net, int64_t classes) {
+  net.conv(64, 7, 3, 2, false);
+  net.batchnorm();
+  net.maxpool(3, 2, 1);
+  for (int64_t stage = 0; stage < 4; ++stage) {
+    const int64_t stride = stage > 0 ? 2 : 1;
+    const auto in = net.shape();
+    net.conv(64 << stage, 3, 1, stride, false);
+    net.batchnorm();
+    net.conv(64 << stage, 3, 1, 1, false);
+    net.batchnorm();
+    if (stride != 1 || in.channels != net.shape().channels) net.projection_shortcut(in, stride);
+  }
+  net.global_avgpool();
+  net.classifier(classes);
+}
+
 struct Arch {
   std::string name;
   std::string description;
@@ -211,6 +238,8 @@ const std::vector<Arch>& archs() {
        walk_vgg11},
       {"resnet18", "ResNet-18, CIFAR variant: conv3x3 stem, 4x2 BasicBlocks (64-512), global avg pool, fc out",
        walk_resnet18},
+      {"resnet10", "ResNet-10 (torchvision layout): conv7x7/2 stem, maxpool 3x3/2, 1 BasicBlock per stage (64-512), global avg pool, fc out",
+       walk_resnet10},
   };
   return table;
 }

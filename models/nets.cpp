@@ -166,6 +166,34 @@ struct ResNet18 : Net {
   }
 };
 
+struct ResNet10 : Net {
+  GrowableConv stem{nullptr};
+  nn::BatchNorm2d stem_bn{nullptr};
+  std::vector<std::shared_ptr<BasicBlock>> blocks;
+  nn::Linear fc{nullptr};
+
+  explicit ResNet10(const ModelSpec& s) {
+    stem = register_module("stem", GrowableConv(s.channels, s.scaled(64), 7, 2, 3, false));
+    stem_bn = register_module("stem_bn", nn::BatchNorm2d(s.scaled(64)));
+    stem->follower = stem_bn;
+    growable.push_back(stem);
+    int64_t in = s.scaled(64);
+    for (int64_t stage = 0; stage < 4; ++stage) {
+      const int64_t out = s.scaled(64 << stage), stride = stage > 0 ? 2 : 1;
+      blocks.push_back(register_module("layer" + std::to_string(stage + 1), std::make_shared<BasicBlock>(in, out, stride)));
+      growable.insert(growable.end(), {blocks.back()->conv1, blocks.back()->conv2});
+      in = out;
+    }
+    fc = register_module("fc", nn::Linear(s.scaled(512), s.num_classes));
+  }
+
+  torch::Tensor forward(torch::Tensor x) override {
+    x = torch::max_pool2d(torch::relu(stem_bn(stem(x))), 3, 2, 1);
+    for (auto& b : blocks) x = b->forward(x);
+    return fc(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+};
+
 // Parameters then buffers: the layout flatten_state() and load_state() agree on.
 std::vector<torch::Tensor> state_tensors(Net& net) {
   std::vector<torch::Tensor> tensors;
@@ -193,6 +221,7 @@ std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   if (spec.arch == "mlp") return std::make_shared<Mlp2NN>(spec);
   if (spec.arch == "vgg11") return std::make_shared<Vgg11>(spec);
   if (spec.arch == "resnet18") return std::make_shared<ResNet18>(spec);
+  if (spec.arch == "resnet10") return std::make_shared<ResNet10>(spec);
   throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");
 }
 

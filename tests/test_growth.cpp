@@ -22,6 +22,7 @@ std::vector<ModelSpec> scaled_specs() {
     specs.push_back({"mlp", 1, 28, 28, 10, m});
     specs.push_back({"vgg11", 3, 32, 32, 7, m});
     specs.push_back({"resnet18", 3, 32, 32, 7, m});
+    specs.push_back({"resnet10", 3, 32, 32, 5, m * 62 / 64});
   }
   return specs;
 }
@@ -69,7 +70,8 @@ void scramble(torch::nn::Module& module, uint64_t seed) {
 
 TEST(Growth, FoldedNetEqualsGrownNetInEvalMode) {
   for (const ModelSpec& spec : {ModelSpec{"cnn", 1, 28, 28, 10}, ModelSpec{"lenet5", 1, 28, 28, 10, 0.5},
-                                ModelSpec{"vgg11", 3, 32, 32, 7, 0.125}, ModelSpec{"resnet18", 3, 32, 32, 7, 0.25}}) {
+                                ModelSpec{"vgg11", 3, 32, 32, 7, 0.125}, ModelSpec{"resnet18", 3, 32, 32, 7, 0.25},
+                                ModelSpec{"resnet10", 1, 28, 28, 10, 0.5}}) {
     SCOPED_TRACE(spec_label(spec));
     auto net = make_net(spec);
     scramble(*net, 1);

@@ -142,6 +142,19 @@ TEST(ModelCost, WidthRoundsUpAndNeverScalesTheClasses) {
   EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 0.0}), std::invalid_argument);
 }
 
+// FedSKD's ResNet-10 (spec 002 section 3.1: 4,908,357 parameters and 0.889 GMAC for 3x224x224,
+// 5 classes). Parameters: stem 64*3*49 + BN 128; layer1 2 x 64*64*9 + 2 BN = 73,984; layer2
+// 128*64*9 + 128*128*9 + 2 BN + shortcut 128*64 + BN = 230,144; layer3 919,040; layer4
+// 3,673,088; fc 512*5 + 5. MACs: stem 112^2 * 9,408 = 118,013,952; layer1 56^2 * 73,728 =
+// 231,211,008; layers 2-4 179,830,784 each (area quarters as channels double); fc 2,560.
+TEST(ModelCost, ResNet10AsFedSkdSizesIt) {
+  const ModelCost c = model_cost({"resnet10", 3, 224, 224, 5});
+  EXPECT_EQ(c.parameters, 4'908'357);
+  EXPECT_DOUBLE_EQ(c.forward_flops, 2.0 * (118'013'952 + 231'211'008 + 3.0 * 179'830'784 + 2'560));
+  // Width 62 (62/64 of every stage: 62, 124, 248, 496): the spec's 0.838 GMAC.
+  EXPECT_NEAR(model_cost({"resnet10", 3, 224, 224, 5, 62.0 / 64}).forward_flops / 2e9, 0.838, 0.0005);
+}
+
 TEST(ModelCost, NumClassesOnlyChangesTheLastLayer) {
   // mlp with 100 classes: fc3 200 -> 100 has 20,100 params (+18,090) and 40,000 FLOPs (+36,000).
   expect_cost({.arch = "mlp", .num_classes = 100}, 199'210 + 18'090, 397'600 + 36'000);
@@ -152,7 +165,7 @@ TEST(ModelCost, UnknownArchIsRejected) {
     model_cost({.arch = "resnet"});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, lenet5, mlp, vgg11, resnet18)");
+    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, lenet5, mlp, vgg11, resnet18, resnet10)");
   }
   EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
 }
@@ -180,7 +193,7 @@ TEST(ModelCost, TooSmallInputIsRejected) {
 }
 
 TEST(ModelCost, ArchListAndDescriptions) {
-  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "lenet5", "mlp", "vgg11", "resnet18"}));
+  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"}));
   for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
 }
 
