@@ -35,21 +35,21 @@ class SubModelRounds : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     Model global = fed.init_model();
+    // Which wide values each tier's sub-model holds: fixed for HeteroFL, rolled every round for
+    // FedRolex. Building round 1's maps also checks every tier's model is a sub-model.
+    std::map<std::string, std::vector<int64_t>> index;
     for (const auto& tier : fed.tiers()) {
       try {
-        submodel_index(global.spec, fed.tier_spec(tier), 0);
+        index[tier] = submodel_index(global.spec, fed.tier_spec(tier), 0);
       } catch (const std::invalid_argument& e) {
         throw sc.error_at("model." + tier, e.what());
       }
     }
     for (int round = 1; !fed.done(round); ++round) {
-      const int64_t offset = rolling_ ? round - 1 : 0;
-      std::map<std::string, std::vector<int64_t>> index;
+      if (rolling_ && round > 1)
+        for (const auto& tier : fed.tiers()) index[tier] = submodel_index(global.spec, fed.tier_spec(tier), round - 1);
       std::map<std::string, Model> sub;
-      for (const auto& tier : fed.tiers()) {
-        index[tier] = submodel_index(global.spec, fed.tier_spec(tier), offset);
-        sub[tier] = extract_submodel(global, fed.tier_spec(tier), index[tier]);
-      }
+      for (const auto& tier : fed.tiers()) sub[tier] = extract_submodel(global, fed.tier_spec(tier), index[tier]);
       auto hospitals = fed.hospitals();
       auto updates = fed.parallel(hospitals, [&](Hospital& h) {
         const Model& mine = sub.at(h.tier());

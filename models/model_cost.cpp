@@ -34,6 +34,7 @@ class LayerWalk {
 
   // Batch norm: weight and bias; running mean, running var and the batch counter as buffers.
   void batchnorm() {
+    if (height_ * width_ == 1) batchnorm_on_1x1_ = true;
     parameters_ += 2 * channels_;
     buffers_ += 2 * channels_ + 1;
     const StateTensor per_channel{{channel_axis()}};
@@ -85,6 +86,7 @@ class LayerWalk {
     return all;
   }
   const std::vector<ConvSite>& conv_sites() const { return sites_; }
+  bool batchnorm_on_1x1() const { return batchnorm_on_1x1_; }
 
  private:
   StateAxis channel_axis(int64_t block = 1) const { return {channels_, block, channels_scaled_}; }
@@ -131,6 +133,7 @@ class LayerWalk {
   int64_t parameters_ = 0, buffers_ = 0, macs_ = 0;
   std::vector<StateTensor> params_layout_, buffers_layout_;
   std::vector<ConvSite> sites_;
+  bool batchnorm_on_1x1_ = false;
 };
 
 // The layer lists; nets.cpp builds the same layers as torch modules.
@@ -177,16 +180,17 @@ void walk_vgg11(LayerWalk& net, int64_t classes) {
   net.classifier(classes);
 }
 
-// ResNet-18, CIFAR variant (He et al. 2016 as in the widely used CIFAR code): conv3x3 64
-// (stride 1, no bias) + BN, four stages of two BasicBlocks (64, 128, 256, 512; stride 2 from
-// the second stage on; 1x1 conv + BN shortcut where the shape changes), global average pool,
-// fc out.
-void walk_resnet18(LayerWalk& net, int64_t classes) {
-  net.conv(64, 3, 1, 1, false);
+// The ResNets: a stem conv (no bias) + BN, for the torchvision stem a maxpool 3x3/2, then four
+// stages of BasicBlocks (64, 128, 256, 512; stride 2 from the second stage on; 1x1 conv + BN
+// shortcut where the shape changes), global average pool, fc out. nets.cpp builds the same.
+void walk_resnet(LayerWalk& net, int64_t classes, int64_t stem_kernel, int64_t stem_stride, bool stem_pool,
+                 int64_t blocks_per_stage) {
+  net.conv(64, stem_kernel, stem_kernel / 2, stem_stride, false);
   net.batchnorm();
+  if (stem_pool) net.maxpool(3, 2, 1);
   for (int64_t stage = 0; stage < 4; ++stage) {
     const int64_t channels = 64 << stage;
-    for (int64_t block = 0; block < 2; ++block) {
+    for (int64_t block = 0; block < blocks_per_stage; ++block) {
       const int64_t stride = stage > 0 && block == 0 ? 2 : 1;
       const auto in = net.shape();
       net.conv(channels, 3, 1, stride, false);
@@ -200,26 +204,14 @@ void walk_resnet18(LayerWalk& net, int64_t classes) {
   net.classifier(classes);
 }
 
+// ResNet-18, CIFAR variant (He et al. 2016 as in the widely used CIFAR code): conv3x3 stem,
+// stride 1, no maxpool; two BasicBlocks per stage.
+void walk_resnet18(LayerWalk& net, int64_t classes) { walk_resnet(net, classes, 3, 1, false, 2); }
+
 // ResNet-10 as torchvision builds ResNets (FedSKD's network; its layout is inferred in spec 002
-// section 3.1): conv7x7 stride 2 (no bias) + BN, maxpool 3x3 stride 2, one BasicBlock per stage
-// (widths c, 2c, 4c, 8c; stride 2 from the second stage on; 1x1 conv + BN shortcut where the
-// shape changes), global average pool, fc out. c = 64 x width_multiplier (62/64 gives FedSKD's 62).
-void walk_resnet10(LayerWalk& net, int64_t classes) {
-  net.conv(64, 7, 3, 2, false);
-  net.batchnorm();
-  net.maxpool(3, 2, 1);
-  for (int64_t stage = 0; stage < 4; ++stage) {
-    const int64_t stride = stage > 0 ? 2 : 1;
-    const auto in = net.shape();
-    net.conv(64 << stage, 3, 1, stride, false);
-    net.batchnorm();
-    net.conv(64 << stage, 3, 1, 1, false);
-    net.batchnorm();
-    if (stride != 1 || in.channels != net.shape().channels) net.projection_shortcut(in, stride);
-  }
-  net.global_avgpool();
-  net.classifier(classes);
-}
+// section 3.1): conv7x7 stride 2, maxpool 3x3 stride 2, one BasicBlock per stage.
+// c = 64 x width_multiplier (62/64 gives FedSKD's 62).
+void walk_resnet10(LayerWalk& net, int64_t classes) { walk_resnet(net, classes, 7, 2, true, 1); }
 
 struct Arch {
   std::string name;
@@ -281,6 +273,8 @@ ModelCost model_cost(const ModelSpec& spec) { return walk_layers(spec).cost(); }
 std::vector<StateTensor> state_layout(const ModelSpec& spec) { return walk_layers(spec).layout(); }
 
 std::vector<ConvSite> conv_sites(const ModelSpec& spec) { return walk_layers(spec).conv_sites(); }
+
+bool batchnorm_on_1x1(const ModelSpec& spec) { return walk_layers(spec).batchnorm_on_1x1(); }
 
 double dbb_extra_flops(const ConvSite& s) {
   const int64_t out_px = s.out_h * s.out_w, in_px = s.in_h * s.in_w;

@@ -66,6 +66,9 @@ struct ConvSite {
   bool bias = true;  // false: a batch norm follows and absorbs the fused bias
 };
 std::vector<ConvSite> conv_sites(const ModelSpec& spec);  // in forward order
+// Whether a batch norm normalises a 1x1 map (e.g. resnet10 on 16x16): in training it then needs
+// at least two samples per batch.
+bool batchnorm_on_1x1(const ModelSpec& spec);
 // Forward FLOPs per sample that DyRep's default diverse-branch block adds over the plain conv
 // at `site` (the branches of models/dbb.hpp's default_branches; batch norms not counted).
 double dbb_extra_flops(const ConvSite& site);

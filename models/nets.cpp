@@ -136,20 +136,33 @@ struct BasicBlock : nn::Module {
   }
 };
 
-struct ResNet18 : Net {
+// The two ResNets: a stem (conv + BN, then a 3x3/2 maxpool for the torchvision stem), four
+// stages of BasicBlocks at 64, 128, 256, 512 channels (stride 2 from the second stage on),
+// global average pool, fc. model_cost's walk_resnet lists the same layers.
+struct ResNetLayout {
+  int64_t stem_kernel, stem_stride;
+  bool stem_pool;
+  int64_t blocks_per_stage;
+};
+constexpr ResNetLayout kResNet18{3, 1, false, 2};  // CIFAR variant
+constexpr ResNetLayout kResNet10{7, 2, true, 1};   // torchvision layout (FedSKD)
+
+struct ResNet : Net {
+  ResNetLayout layout;
   GrowableConv stem{nullptr};
   nn::BatchNorm2d stem_bn{nullptr};
   std::vector<std::shared_ptr<BasicBlock>> blocks;
   nn::Linear fc{nullptr};
 
-  explicit ResNet18(const ModelSpec& s) {
-    stem = register_module("stem", conv3x3(s.channels, s.scaled(64), 1, false));
+  ResNet(const ModelSpec& s, ResNetLayout l) : layout(l) {
+    stem = register_module("stem", GrowableConv(s.channels, s.scaled(64), l.stem_kernel, l.stem_stride,
+                                                l.stem_kernel / 2, false));
     stem_bn = register_module("stem_bn", nn::BatchNorm2d(s.scaled(64)));
     stem->follower = stem_bn;
     growable.push_back(stem);
     int64_t in = s.scaled(64);
     for (int64_t stage = 0; stage < 4; ++stage)
-      for (int64_t block = 0; block < 2; ++block) {
+      for (int64_t block = 0; block < l.blocks_per_stage; ++block) {
         const int64_t out = s.scaled(64 << stage), stride = stage > 0 && block == 0 ? 2 : 1;
         blocks.push_back(register_module("block" + std::to_string(stage + 1) + "_" + std::to_string(block + 1),
                                          std::make_shared<BasicBlock>(in, out, stride)));
@@ -161,34 +174,7 @@ struct ResNet18 : Net {
 
   torch::Tensor forward(torch::Tensor x) override {
     x = torch::relu(stem_bn(stem(x)));
-    for (auto& b : blocks) x = b->forward(x);
-    return fc(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
-  }
-};
-
-struct ResNet10 : Net {
-  GrowableConv stem{nullptr};
-  nn::BatchNorm2d stem_bn{nullptr};
-  std::vector<std::shared_ptr<BasicBlock>> blocks;
-  nn::Linear fc{nullptr};
-
-  explicit ResNet10(const ModelSpec& s) {
-    stem = register_module("stem", GrowableConv(s.channels, s.scaled(64), 7, 2, 3, false));
-    stem_bn = register_module("stem_bn", nn::BatchNorm2d(s.scaled(64)));
-    stem->follower = stem_bn;
-    growable.push_back(stem);
-    int64_t in = s.scaled(64);
-    for (int64_t stage = 0; stage < 4; ++stage) {
-      const int64_t out = s.scaled(64 << stage), stride = stage > 0 ? 2 : 1;
-      blocks.push_back(register_module("layer" + std::to_string(stage + 1), std::make_shared<BasicBlock>(in, out, stride)));
-      growable.insert(growable.end(), {blocks.back()->conv1, blocks.back()->conv2});
-      in = out;
-    }
-    fc = register_module("fc", nn::Linear(s.scaled(512), s.num_classes));
-  }
-
-  torch::Tensor forward(torch::Tensor x) override {
-    x = torch::max_pool2d(torch::relu(stem_bn(stem(x))), 3, 2, 1);
+    if (layout.stem_pool) x = torch::max_pool2d(x, 3, 2, 1);
     for (auto& b : blocks) x = b->forward(x);
     return fc(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
   }
@@ -220,8 +206,8 @@ std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   if (spec.arch == "lenet5") return std::make_shared<LeNet5>(spec);
   if (spec.arch == "mlp") return std::make_shared<Mlp2NN>(spec);
   if (spec.arch == "vgg11") return std::make_shared<Vgg11>(spec);
-  if (spec.arch == "resnet18") return std::make_shared<ResNet18>(spec);
-  if (spec.arch == "resnet10") return std::make_shared<ResNet10>(spec);
+  if (spec.arch == "resnet18") return std::make_shared<ResNet>(spec, kResNet18);
+  if (spec.arch == "resnet10") return std::make_shared<ResNet>(spec, kResNet10);
   throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");
 }
 

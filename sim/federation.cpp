@@ -26,6 +26,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A job's result, adding the wall time the simulation waited for it to `waited_s` (perf.json).
+template <class T>
+T await(std::future<T>& job, double& waited_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  T result = job.get();
+  waited_s += seconds_since(t0);
+  return result;
+}
+
 using namespace seed_streams;
 
 struct HospitalStats {
@@ -248,20 +257,16 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   // A fixed-epoch job is charged while it runs; a dynamic one only once it has said how many
   // epochs it took.
   TrainOutcome out;
-  auto take_result = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    out = future.get();
-    world_.perf.wait_training_s += seconds_since(t0);
-  };
-  if (rule) take_result(), epochs = out.epochs;
+  if (rule) out = await(future, world_.perf.wait_training_s), epochs = out.epochs;
   const auto cost = models::model_cost(model.spec);
   const double validation_flops = rule ? cost.forward_flops * double(options.validation->size()) : 0.0;
   double flops = (cost.train_flops() * double(samples) + validation_flops) * epochs;
   // A growth job's convs follow from its plan alone, so it is charged up front like any job.
   std::vector<int> grown;
   if (plan) {
-    grown = models::top_sites(plan->rank, models::conv_sites(model.spec).size(), plan->expansions);
-    flops = reparam_flops(model, samples, epochs, *plan, grown);
+    const auto sites = models::conv_sites(model.spec);
+    grown = models::top_sites(plan->rank, sites.size(), plan->expansions);
+    flops = reparam_flops(cost.forward_flops, sites, samples, epochs, *plan, grown);
   }
   const double start = now();
   sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
@@ -269,7 +274,7 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
 
   Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}, {}, {}};
   if (real) {
-    if (!rule) take_result();
+    if (!rule) out = await(future, world_.perf.wait_training_s);
     update.model.weights = std::move(out.weights);
     update.salience = std::move(out.salience);
     update.train_loss = out.mean_loss;
@@ -284,11 +289,9 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   return update;
 }
 
-double Federation::reparam_flops(const Model& model, int64_t samples, int epochs, const ReparamPlan& plan,
-                                 const std::vector<int>& grown) const {
-  const double plain = models::model_cost(model.spec).forward_flops;
-  const auto sites = models::conv_sites(model.spec);
-  double grown_forward = plain;
+double Federation::reparam_flops(double plain_forward, const std::vector<models::ConvSite>& sites, int64_t samples,
+                                 int epochs, const ReparamPlan& plan, const std::vector<int>& grown) const {
+  double grown_forward = plain_forward;
   for (int g : grown) grown_forward += models::dbb_extra_flops(sites[size_t(g)]);
   const double recal = grown.empty() ? 0.0
                                      : double(plan.recal_batches) *
@@ -336,9 +339,7 @@ std::vector<float> Federation::server_ensemble_logits(const std::vector<const Mo
   if (!world_.scenario.training.timing_only) {
     auto job = world_.executor->submit(
         [&] { return ensemble_logits(teachers, world_.data.train, samples, world_.device); });
-    const auto t0 = std::chrono::steady_clock::now();
-    logits = job.get();
-    world_.perf.wait_training_s += seconds_since(t0);
+    logits = await(job, world_.perf.wait_training_s);
   }
   charge_server(flops);
   return logits;
@@ -353,9 +354,7 @@ Model Federation::distill_on_server(const Model& student, const std::vector<floa
     DistillJob job{&student, &world_.data.train, &samples, &teacher_logits, epochs, sc.training.batch_size, lr,
                    mix_seed(sc.seed, kDistill, uint64_t(round_)), world_.device};
     auto future = world_.executor->submit([job] { return run_distillation(job); });
-    const auto t0 = std::chrono::steady_clock::now();
-    out.weights = future.get();
-    world_.perf.wait_training_s += seconds_since(t0);
+    out.weights = await(future, world_.perf.wait_training_s);
   }
   charge_server(models::model_cost(student.spec).train_flops() * double(samples.size()) * epochs);
   return out;
@@ -368,10 +367,7 @@ double Federation::server_validation_loss(const Model& model) {
   auto job = world_.executor->submit(
       [&] { return run_evaluation(model.spec, model.weights, world_.data.train, &val, world_.device); });
   charge_server(models::model_cost(model.spec).forward_flops * double(val.size()));
-  const auto t0 = std::chrono::steady_clock::now();
-  const double loss = job.get().loss;
-  world_.perf.evaluation_s += seconds_since(t0);
-  return loss;
+  return await(job, world_.perf.evaluation_s).loss;
 }
 
 TrainingSamples Federation::pooled_train_samples() const {

@@ -195,8 +195,9 @@ class Federation {
   Update train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples, int epochs, int id,
                   const JobOptions& options = {});
   const data::Indices& server_train_split() const;  // input error when the server holds none
-  double reparam_flops(const Model& model, int64_t samples, int epochs, const ReparamPlan& plan,
-                       const std::vector<int>& grown) const;
+  // A growth job's FLOPs: BN recalibration plus `epochs` of the model with `grown` sites grown.
+  double reparam_flops(double plain_forward, const std::vector<models::ConvSite>& sites, int64_t samples, int epochs,
+                       const ReparamPlan& plan, const std::vector<int>& grown) const;
   std::optional<double> surrogate_accuracy(int round) const;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>

@@ -89,30 +89,17 @@ TrainOutcome run_reparam_training(const TrainJob& job) {
   SalienceMeter meter(net);
   std::vector<int64_t> order = *job.indices;
   double loss_sum = 0;
-  for (int epoch = 0; epoch < job.epochs; ++epoch) {
-    Rng(mix_seed(job.seed, uint64_t(job.first_epoch + epoch))).shuffle(order);
-    for (int64_t start = 0; start < n; start += job.batch_size) {
-      const int64_t len = std::min<int64_t>(job.batch_size, n - start);
-      torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
-      optimizer->zero_grad();
-      torch::Tensor loss =
-          torch::nn::functional::cross_entropy(net.forward(images.index_select(0, idx)), labels.index_select(0, idx));
-      loss.backward();
-      if (epoch + 1 == job.epochs) meter.measure();
-      optimizer->step();
-      const double batch_loss = loss.item<double>();
-      out.batch_losses.push_back(batch_loss);
-      loss_sum += batch_loss * double(len);
-      ++out.steps;
-    }
-  }
+  int64_t loss_samples = 0;
+  for (int epoch = 0; epoch < job.epochs; ++epoch)
+    run_epoch(net, *optimizer, job, {images, labels}, order, epoch, {}, epoch + 1 == job.epochs ? &meter : nullptr,
+              loss_sum, loss_samples, out);
   out.salience = meter.mean();
 
   // 4. Fold every block back into its plain conv; a conv without bias hands the fused bias to
   //    the batch norm after it (exact in eval mode, where the authors' code drops the bias).
   for (int i : out.grown) models::fold(sites[size_t(i)]);
   out.epochs = job.epochs;
-  out.mean_loss = n > 0 && job.epochs > 0 ? loss_sum / double(n * job.epochs) : 0.0;
+  out.mean_loss = loss_samples ? loss_sum / double(loss_samples) : 0.0;
   out.weights = models::flatten_state(net);
   return out;
 }

@@ -44,6 +44,15 @@ class SalienceMeter {
   int64_t steps_ = 0;
 };
 
+// One epoch of mini-batch training over `order` (shuffled here, with the job's seed for epoch
+// first_epoch + epoch): cross-entropy, plus FedProx's (mu/2)||w - anchor||^2 when `anchor` is
+// set; `meter` (if any) reads the gradients after each backward. Every batch's loss goes to
+// out.batch_losses and loss_sum (weighted by batch size, its samples to loss_samples);
+// out.steps counts the batches.
+void run_epoch(models::Net& net, torch::optim::Optimizer& optimizer, const TrainJob& job, const DatasetTensors& data,
+               std::vector<int64_t>& order, int epoch, const std::vector<torch::Tensor>& anchor, SalienceMeter* meter,
+               double& loss_sum, int64_t& loss_samples, TrainOutcome& out);
+
 // TrainJob with a ReparamPlan (reparam_training.cpp).
 TrainOutcome run_reparam_training(const TrainJob& job);
 

@@ -56,6 +56,39 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
       std::move(params), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }
 
+void run_epoch(models::Net& net, torch::optim::Optimizer& optimizer, const TrainJob& job, const DatasetTensors& data,
+               std::vector<int64_t>& order, int epoch, const std::vector<torch::Tensor>& anchor, SalienceMeter* meter,
+               double& loss_sum, int64_t& loss_samples, TrainOutcome& out) {
+  Rng(mix_seed(job.seed, uint64_t(job.first_epoch + epoch))).shuffle(order);
+  const int64_t n = int64_t(order.size());
+  // A train-mode batch norm needs two values per channel: on a 1x1 map one sample throws, so
+  // such nets leave a trailing batch of one out (as drop_last would).
+  const bool drop_single = models::batchnorm_on_1x1(job.spec);
+  for (int64_t start = 0; start < n; start += job.batch_size) {
+    const int64_t len = std::min<int64_t>(job.batch_size, n - start);
+    if (len == 1 && start > 0 && drop_single) break;
+    torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
+    torch::Tensor x = data.images.index_select(0, idx), y = data.labels.index_select(0, idx);
+    optimizer.zero_grad();
+    torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
+    torch::Tensor objective = loss;
+    if (!anchor.empty()) {
+      const auto params = net.parameters();
+      torch::Tensor proximal = torch::zeros({}, loss.options());
+      for (size_t i = 0; i < params.size(); ++i) proximal = proximal + (params[i] - anchor[i]).pow(2).sum();
+      objective = loss + 0.5 * job.prox_mu * proximal;
+    }
+    objective.backward();
+    if (meter) meter->measure();
+    optimizer.step();
+    const double batch_loss = loss.item<double>();
+    out.batch_losses.push_back(batch_loss);
+    loss_sum += batch_loss * double(len);
+    loss_samples += len;
+    ++out.steps;
+  }
+}
+
 }  // namespace jobs
 
 namespace {
@@ -118,10 +151,9 @@ TrainOutcome run_training(const TrainJob& job) {
     for (const auto& p : net.parameters()) anchor.push_back(p.detach().clone());
 
   std::vector<int64_t> order = *job.indices;
-  const int64_t n = int64_t(order.size());
   double loss_sum = 0;
-  int64_t loss_samples = 0, steps = 0;
-  std::vector<double> batch_losses;
+  int64_t loss_samples = 0;
+  TrainOutcome out;
   // Dynamic stopping: the best validation loss so far, its weights, epochs since it.
   double best_val = std::numeric_limits<double>::infinity();
   std::vector<float> best_weights;
@@ -129,29 +161,8 @@ TrainOutcome run_training(const TrainJob& job) {
   const int max_epochs = job.dynamic ? job.dynamic->max_epochs : job.epochs;
   SalienceMeter meter(net);
   for (int epoch = 0; epoch < max_epochs; ++epoch) {
-    Rng(mix_seed(job.seed, uint64_t(job.first_epoch + epoch))).shuffle(order);
-    for (int64_t start = 0; start < n; start += job.batch_size) {
-      const int64_t len = std::min<int64_t>(job.batch_size, n - start);
-      torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
-      torch::Tensor x = images.index_select(0, idx), y = labels.index_select(0, idx);
-      optimizer->zero_grad();
-      torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
-      torch::Tensor objective = loss;
-      if (!anchor.empty()) {
-        const auto params = net.parameters();
-        torch::Tensor proximal = torch::zeros({}, loss.options());
-        for (size_t i = 0; i < params.size(); ++i) proximal = proximal + (params[i] - anchor[i]).pow(2).sum();
-        objective = loss + 0.5 * job.prox_mu * proximal;
-      }
-      objective.backward();
-      if (job.measure_salience && epoch + 1 == max_epochs) meter.measure();
-      optimizer->step();
-      const double batch_loss = loss.item<double>();
-      batch_losses.push_back(batch_loss);
-      loss_sum += batch_loss * double(len);
-      loss_samples += len;
-      ++steps;
-    }
+    run_epoch(net, *optimizer, job, {images, labels}, order, epoch, anchor,
+              job.measure_salience && epoch + 1 == max_epochs ? &meter : nullptr, loss_sum, loss_samples, out);
     ++epochs_run;
     if (!job.dynamic) continue;
     const double val =
@@ -162,8 +173,9 @@ TrainOutcome run_training(const TrainJob& job) {
       break;
     }
   }
-  TrainOutcome out{job.dynamic && !best_weights.empty() ? std::move(best_weights) : models::flatten_state(net),
-                   loss_samples ? loss_sum / double(loss_samples) : 0.0, steps, epochs_run, std::move(batch_losses), {}, {}};
+  out.weights = job.dynamic && !best_weights.empty() ? std::move(best_weights) : models::flatten_state(net);
+  out.mean_loss = loss_samples ? loss_sum / double(loss_samples) : 0.0;
+  out.epochs = epochs_run;
   if (job.measure_salience) out.salience = meter.mean();
   return out;
 }
