@@ -11,7 +11,8 @@ class Local : public Algorithm {
  public:
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
-    std::vector<Model> models(fed.hospitals().size(), fed.init_model());
+    std::vector<Model> models;  // by hospital id, each of its own architecture
+    for (Hospital* h : fed.hospitals()) models.push_back(fed.init_hospital_model(*h));
     for (int round = 1; !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
         return h.train(models[size_t(h.id())], sc.training.local_epochs);

@@ -20,7 +20,10 @@ class Algorithm {
 struct AlgorithmInfo {
   std::string name, description;
   std::function<std::unique_ptr<Algorithm>()> make;
-  bool tier_models = false;  // trains a model per tier (model.<tier> keys)
+  // Which models the scenario may give: one for all (model.arch), one per tier (model.<tier>),
+  // or also one per hospital group (platform.hospitals[].model).
+  enum class Models { Shared, PerTier, PerHospital } models = Models::Shared;
+  bool counts_epochs = false;  // sizes local work in epochs itself (rejects training.local_steps)
 };
 
 const std::vector<AlgorithmInfo>& registry();
@@ -38,5 +41,8 @@ std::unique_ptr<Algorithm> make_heterofl();
 std::unique_ptr<Algorithm> make_dynamicfl();
 std::unique_ptr<Algorithm> make_feddf();
 std::unique_ptr<Algorithm> make_fedrolex();
+std::unique_ptr<Algorithm> make_fedskd();
+std::unique_ptr<Algorithm> make_fedcross();
+std::unique_ptr<Algorithm> make_fedbn();
 
 }  // namespace fedgrid::algorithms

@@ -37,12 +37,15 @@ class LayerWalk {
     if (height_ * width_ == 1) batchnorm_on_1x1_ = true;
     parameters_ += 2 * channels_;
     buffers_ += 2 * channels_ + 1;
-    const StateTensor per_channel{{channel_axis()}};
+    const StateTensor per_channel{{channel_axis()}, true};
     params_layout_.insert(params_layout_.end(), {per_channel, per_channel});
-    buffers_layout_.insert(buffers_layout_.end(), {per_channel, per_channel, StateTensor{}});
+    buffers_layout_.insert(buffers_layout_.end(), {per_channel, per_channel, StateTensor{{}, true}});
   }
 
   void global_avgpool() { height_ = width_ = 1; }
+
+  // The current activation is a stage output (after its ReLU/pool) that distillation may tap.
+  void tap() { taps_.push_back({channels_, height_, width_}); }
 
   // A residual block's shortcut, a 1x1 conv (stride) + batch norm from the block's input
   // shape `in` to the current shape, added without changing the current shape.
@@ -87,6 +90,7 @@ class LayerWalk {
   }
   const std::vector<ConvSite>& conv_sites() const { return sites_; }
   bool batchnorm_on_1x1() const { return batchnorm_on_1x1_; }
+  const std::vector<FeatureTap>& taps() const { return taps_; }
 
  private:
   StateAxis channel_axis(int64_t block = 1) const { return {channels_, block, channels_scaled_}; }
@@ -133,15 +137,20 @@ class LayerWalk {
   int64_t parameters_ = 0, buffers_ = 0, macs_ = 0;
   std::vector<StateTensor> params_layout_, buffers_layout_;
   std::vector<ConvSite> sites_;
+  std::vector<FeatureTap> taps_;
   bool batchnorm_on_1x1_ = false;
 };
 
 // The layer lists; nets.cpp builds the same layers as torch modules.
+// Taps: the stage outputs (after each conv stage's pool; each hidden layer of the MLP; each
+// VGG block's pool; each ResNet stage).
 void walk_cnn(LayerWalk& net, int64_t classes) {
   net.conv(32, 5, 0);
   net.maxpool2();
+  net.tap();
   net.conv(64, 5, 0);
   net.maxpool2();
+  net.tap();
   net.linear(512);
   net.classifier(classes);
 }
@@ -149,8 +158,10 @@ void walk_cnn(LayerWalk& net, int64_t classes) {
 void walk_lenet5(LayerWalk& net, int64_t classes) {
   net.conv(6, 5, 2);
   net.maxpool2();
+  net.tap();
   net.conv(16, 5, 0);
   net.maxpool2();
+  net.tap();
   net.linear(120);
   net.linear(84);
   net.classifier(classes);
@@ -158,7 +169,9 @@ void walk_lenet5(LayerWalk& net, int64_t classes) {
 
 void walk_mlp(LayerWalk& net, int64_t classes) {
   net.linear(200);
+  net.tap();
   net.linear(200);
+  net.tap();
   net.classifier(classes);
 }
 
@@ -170,6 +183,7 @@ void walk_vgg11(LayerWalk& net, int64_t classes) {
   for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
     if (c < 0) {
       net.maxpool2();
+      net.tap();
       continue;
     }
     net.conv(c, 3, 1);
@@ -199,6 +213,7 @@ void walk_resnet(LayerWalk& net, int64_t classes, int64_t stem_kernel, int64_t s
       net.batchnorm();
       if (stride != 1 || in.channels != net.shape().channels) net.projection_shortcut(in, stride);
     }
+    net.tap();
   }
   net.global_avgpool();
   net.classifier(classes);
@@ -275,6 +290,8 @@ std::vector<StateTensor> state_layout(const ModelSpec& spec) { return walk_layer
 std::vector<ConvSite> conv_sites(const ModelSpec& spec) { return walk_layers(spec).conv_sites(); }
 
 bool batchnorm_on_1x1(const ModelSpec& spec) { return walk_layers(spec).batchnorm_on_1x1(); }
+
+std::vector<FeatureTap> feature_taps(const ModelSpec& spec) { return walk_layers(spec).taps(); }
 
 double dbb_extra_flops(const ConvSite& s) {
   const int64_t out_px = s.out_h * s.out_w, in_px = s.in_h * s.in_w;

@@ -51,6 +51,7 @@ struct StateAxis {
 };
 struct StateTensor {
   std::vector<StateAxis> axes;  // empty: a scalar (batch norm's batch counter)
+  bool batchnorm = false;       // a batch norm's weight, bias or statistic (FedBN keeps these local)
   int64_t numel() const {
     int64_t n = 1;
     for (const auto& a : axes) n *= a.channels * a.block;
@@ -58,6 +59,14 @@ struct StateTensor {
   }
 };
 std::vector<StateTensor> state_layout(const ModelSpec& spec);
+
+// A stage output that feature distillation can tap (FedSKD's layer1..layer4 of a ResNet):
+// its channels and map size per sample. Taps are in forward order; nets.cpp returns the same
+// tensors from Net::forward_taps.
+struct FeatureTap {
+  int64_t channels = 1, height = 1, width = 1;
+};
+std::vector<FeatureTap> feature_taps(const ModelSpec& spec);
 
 // A KxK convolution (K > 1): where DynamicFL can grow a diverse-branch block.
 struct ConvSite {

@@ -19,6 +19,12 @@ int64_t conv5x5_pool2(int64_t size, int64_t padding) { return (size + 2 * paddin
 
 torch::Tensor pool(torch::Tensor x) { return torch::max_pool2d(x, 2); }
 
+// Appends a stage output when the caller asked for taps.
+const torch::Tensor& tap(const torch::Tensor& x, std::vector<torch::Tensor>* taps) {
+  if (taps) taps->push_back(x);
+  return x;
+}
+
 struct FedAvgCnn : Net {
   GrowableConv conv1{nullptr}, conv2{nullptr};
   nn::Linear fc1{nullptr}, fc2{nullptr};
@@ -31,11 +37,12 @@ struct FedAvgCnn : Net {
     fc1 = register_module("fc1", nn::Linear(s.scaled(64) * h * w, s.scaled(512)));
     fc2 = register_module("fc2", nn::Linear(s.scaled(512), s.num_classes));
     growable = {conv1, conv2};
+    classifier = fc2;
   }
 
-  torch::Tensor forward(torch::Tensor x) override {
-    x = pool(torch::relu(conv1(x)));
-    x = pool(torch::relu(conv2(x)));
+  torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
+    x = tap(pool(torch::relu(conv1(x))), taps);
+    x = tap(pool(torch::relu(conv2(x))), taps);
     return fc2(torch::relu(fc1(x.flatten(1))));
   }
 };
@@ -53,11 +60,12 @@ struct LeNet5 : Net {
     fc2 = register_module("fc2", nn::Linear(s.scaled(120), s.scaled(84)));
     fc3 = register_module("fc3", nn::Linear(s.scaled(84), s.num_classes));
     growable = {conv1, conv2};
+    classifier = fc3;
   }
 
-  torch::Tensor forward(torch::Tensor x) override {
-    x = pool(torch::relu(conv1(x)));
-    x = pool(torch::relu(conv2(x)));
+  torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
+    x = tap(pool(torch::relu(conv1(x))), taps);
+    x = tap(pool(torch::relu(conv2(x))), taps);
     x = torch::relu(fc1(x.flatten(1)));
     return fc3(torch::relu(fc2(x)));
   }
@@ -70,11 +78,16 @@ struct Mlp2NN : Net {
     fc1 = register_module("fc1", nn::Linear(int64_t{s.channels} * s.height * s.width, s.scaled(200)));
     fc2 = register_module("fc2", nn::Linear(s.scaled(200), s.scaled(200)));
     fc3 = register_module("fc3", nn::Linear(s.scaled(200), s.num_classes));
+    classifier = fc3;
   }
 
-  torch::Tensor forward(torch::Tensor x) override {
+  // A hidden layer's units tap as a units x 1 x 1 map.
+  torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
     x = torch::relu(fc1(x.flatten(1)));
-    return fc3(torch::relu(fc2(x)));
+    if (taps) taps->push_back(x.view({x.size(0), x.size(1), 1, 1}));
+    x = torch::relu(fc2(x));
+    if (taps) taps->push_back(x.view({x.size(0), x.size(1), 1, 1}));
+    return fc3(x);
   }
 };
 
@@ -84,6 +97,7 @@ GrowableConv conv3x3(int64_t in, int64_t out, int64_t stride, bool bias) {
 
 struct Vgg11 : Net {
   nn::Sequential features{nullptr};
+  std::vector<size_t> tap_after;  // indices of the pools in `features`: the stage outputs
   nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
 
   explicit Vgg11(const ModelSpec& s) {
@@ -92,6 +106,7 @@ struct Vgg11 : Net {
     for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
       if (c < 0) {
         features->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+        tap_after.push_back(features->size() - 1);
         h /= 2, w /= 2;
         continue;
       }
@@ -105,11 +120,16 @@ struct Vgg11 : Net {
     fc1 = register_module("fc1", nn::Linear(s.scaled(512) * h * w, s.scaled(4096)));
     fc2 = register_module("fc2", nn::Linear(s.scaled(4096), s.scaled(4096)));
     fc3 = register_module("fc3", nn::Linear(s.scaled(4096), s.num_classes));
+    classifier = fc3;
   }
 
-  torch::Tensor forward(torch::Tensor x) override {
-    x = features->forward(x).flatten(1);
-    return fc3(torch::relu(fc2(torch::relu(fc1(x)))));
+  torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
+    size_t layer = 0, next_tap = 0;
+    for (auto& module : *features) {
+      x = module.forward(x);
+      if (next_tap < tap_after.size() && tap_after[next_tap] == layer++) tap(x, taps), ++next_tap;
+    }
+    return fc3(torch::relu(fc2(torch::relu(fc1(x.flatten(1))))));
   }
 };
 
@@ -170,12 +190,17 @@ struct ResNet : Net {
         in = out;
       }
     fc = register_module("fc", nn::Linear(s.scaled(512), s.num_classes));
+    classifier = fc;
   }
 
-  torch::Tensor forward(torch::Tensor x) override {
+  // Taps: each stage's output (layer1..layer4), after its last block's ReLU.
+  torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
     x = torch::relu(stem_bn(stem(x)));
     if (layout.stem_pool) x = torch::max_pool2d(x, 3, 2, 1);
-    for (auto& b : blocks) x = b->forward(x);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      x = blocks[i]->forward(x);
+      if ((int64_t(i) + 1) % layout.blocks_per_stage == 0) tap(x, taps);
+    }
     return fc(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
   }
 };

@@ -28,9 +28,15 @@ struct GrowableConvImpl : torch::nn::Module {
 TORCH_MODULE(GrowableConv);
 
 struct Net : torch::nn::Module {
-  virtual torch::Tensor forward(torch::Tensor x) = 0;
+  torch::Tensor forward(torch::Tensor x) { return run(std::move(x), nullptr); }
+  // The logits, appending every stage output (models::feature_taps, same order) to `taps`.
+  torch::Tensor forward_taps(torch::Tensor x, std::vector<torch::Tensor>& taps) { return run(std::move(x), &taps); }
   // Every KxK conv, in forward order (the order of model_cost's conv_sites()).
   std::vector<GrowableConv> growable;
+  torch::nn::Linear classifier{nullptr};  // the prediction head (the last layer)
+
+ protected:
+  virtual torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) = 0;
 };
 
 // Builds the module; parameters are drawn from torch's global generator, so callers

@@ -13,6 +13,7 @@
 #include "sim/distillation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/metrics.hpp"
+#include "sim/mutual_training.hpp"
 #include "sim/seed_streams.hpp"
 #include "sim/trainer.hpp"
 #include "sim/world.hpp"
@@ -48,20 +49,34 @@ struct HospitalStats {
 
 }  // namespace
 
+// What a round has done so far: passed on when the round is reported, dropped when it ended
+// after stop.sim_time_budget_s (then the run's figures stop at the last round that fit).
+struct RoundState {
+  std::vector<HospitalStats> stats;  // by hospital id
+  std::vector<Activity> activities;
+  int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
+};
+
 struct Federation::Impl {
   std::vector<std::string> tiers;    // present among hospitals, in report order
-  std::vector<HospitalStats> stats;  // this round, by hospital id
   std::vector<int64_t> acting_for;   // by hospital id: its cohort's size while it acts for it, else 0
-  int64_t round_bytes_up = 0, round_bytes_down = 0, round_messages = 0;
+  size_t hospitals = 0;
+  // By round: one under way in lock-step schedules, several while a pipelined one runs.
+  std::map<int, RoundState> rounds;
+  RoundState& round(int r) {
+    auto& state = rounds[r];
+    if (state.stats.empty()) state.stats.resize(hospitals);
+    return state;
+  }
+  std::map<long, int> actor_round;  // actors that run their own rounds (enter_round), by pid
+  // Peer-to-peer models in flight or delivered, by (receiver id, round).
+  std::map<std::pair<int, int>, Model> inbox;
+  sg4::MutexPtr inbox_mutex;
+  sg4::ConditionVariablePtr delivered;
   RunSummary summary;
-  std::optional<double> last_accuracy;
   bool target_reached = false;
-  int last_round = 0;
-  // Activities of the round under way, passed on when the round is reported; dropped when
-  // the round ended after stop.sim_time_budget_s (then the run's figures stop at the last
-  // round that fit).
-  std::vector<Activity> pending;
   bool over_budget = false;
+  bool stopping = false;  // a stop condition was met: pipelined loops end, waits return empty
 };
 
 // ---------------------------------------------------------------- hospitals
@@ -83,6 +98,11 @@ Update Hospital::train_reparam(const Model& model, int epochs, const ReparamPlan
                         {.plan = &plan, .first_epoch = first_epoch});
 }
 
+Update Hospital::train_mutual(const Model& own, const Model& received, const SkdPlan& plan) {
+  return fed_->train_on(*this, own, split_->train, train_samples_, fed_->scenario().training.local_epochs, id(),
+                        {.received = &received, .skd = &plan});
+}
+
 int64_t Hospital::raw_data_bytes() const {
   const auto& shape = fed_->world_.data.train.shape;
   return train_samples() * (shape.pixels() + 1);
@@ -97,7 +117,7 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
   for (size_t i = 0; i < p.hospitals.size(); ++i)
     hospitals_.emplace_back(new Hospital(this, int(i), p.hospital_specs[i].name, p.hospital_specs[i].tier,
                                          p.hospitals[i], &world.splits[i], world.train_samples(i)));
-  impl_->stats.resize(hospitals_.size());
+  impl_->hospitals = hospitals_.size();
   impl_->acting_for.assign(hospitals_.size(), 0);
 
   // Tiers present among hospitals, in catalog order, then any only an XML platform names.
@@ -162,10 +182,18 @@ Model Federation::init_tier_model(const std::string& tier) const {
   if (!has_tier_model(tier)) return init_model();
   const auto& spec = world_.tier_specs.at(tier);
   if (world_.scenario.training.timing_only) return shape_only_model(spec, models::model_cost(spec).state_values);
-  return Model{spec, world_.tier_initial_weights.at(tier)};
+  return Model{spec, world_.initial_weights_of(spec)};
 }
 
 const std::vector<std::string>& Federation::tiers() const { return impl_->tiers; }
+
+models::ModelSpec Federation::hospital_spec(const Hospital& h) const { return world_.hospital_specs[size_t(h.id())]; }
+
+Model Federation::init_hospital_model(const Hospital& h) const {
+  const auto spec = hospital_spec(h);
+  if (world_.scenario.training.timing_only) return shape_only_model(spec, models::model_cost(spec).state_values);
+  return Model{spec, world_.initial_weights_of(spec)};
+}
 
 double Federation::now() const { return sg4::Engine::get_clock(); }
 
@@ -193,20 +221,22 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
   auto label = [](const Node* n, int64_t m) { return m > 1 ? n->name() + "+" + std::to_string(m - 1) : n->name(); };
   if (from) a.host = label(from, multiplicity(from));
   if (to) a.peer = label(to, multiplicity(to));
+  auto& state = im.round(a.round);
   if (a.kind == "send") {
-    im.round_messages += k;
-    if (from->is_server()) im.round_bytes_down += a.bytes * k;
-    else im.round_bytes_up += a.bytes * k;
+    state.messages += k;
+    if (from->is_server()) state.bytes_down += a.bytes * k;
+    else if (to->is_server()) state.bytes_up += a.bytes * k;
+    else state.bytes_peer += a.bytes * k;
     if (!from->is_server()) {
-      auto& st = im.stats[size_t(from->id())];
+      auto& st = state.stats[size_t(from->id())];
       st.bytes_up += a.bytes, st.comm_s += a.end_s - a.start_s, st.took_part = true;
     }
     if (!to->is_server()) {
-      auto& st = im.stats[size_t(to->id())];
+      auto& st = state.stats[size_t(to->id())];
       st.bytes_down += a.bytes, st.comm_s += a.end_s - a.start_s, st.took_part = true;
     }
   }
-  im.pending.push_back(std::move(a));
+  state.activities.push_back(std::move(a));
 }
 
 void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(from, to, model.payload_bytes()); }
@@ -219,7 +249,57 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
                                                          from.name() + "' sent to '" + to.name() + "'");
   const double start = now();
   sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
-  record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_}, &from, &to);
+  record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_now()}, &from, &to);
+}
+
+void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
+  check_alone(from), check_alone(to);
+  if (world_.scenario.timing.cohorts)
+    throw world_.scenario.error_at("timing.cohorts", "cohorts model traffic to and from the server only; '" +
+                                                         from.name() + "' sent to '" + to.name() + "'");
+  auto& im = *impl_;
+  if (!im.inbox_mutex) im.inbox_mutex = sg4::Mutex::create(), im.delivered = sg4::ConditionVariable::create();
+  // A courier actor on the sender's host carries the transfer, so the sender goes on at once.
+  sg4::Actor::create(from.name() + "/post-r" + std::to_string(round), from.host(),
+                     [this, &from, &to, round, model = std::move(model)]() mutable {
+    const int64_t bytes = model.payload_bytes();
+    const double start = now();
+    sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
+    record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round}, &from, &to);
+    std::unique_lock lock(*impl_->inbox_mutex);
+    impl_->inbox.insert_or_assign({to.id(), round}, std::move(model));
+    impl_->delivered->notify_all();
+  });
+}
+
+std::optional<Model> Federation::collect(Hospital& at, int round) {
+  auto& im = *impl_;
+  if (!im.inbox_mutex) im.inbox_mutex = sg4::Mutex::create(), im.delivered = sg4::ConditionVariable::create();
+  std::unique_lock lock(*im.inbox_mutex);
+  const std::pair<int, int> key{at.id(), round};
+  im.delivered->wait(lock, [&] { return im.stopping || im.inbox.count(key); });
+  auto it = im.inbox.find(key);
+  if (it == im.inbox.end()) return std::nullopt;
+  Model model = std::move(it->second);
+  im.inbox.erase(it);
+  return model;
+}
+
+void Federation::enter_round(int round) { impl_->actor_round[long(sg4::this_actor::get_pid())] = round; }
+
+int Federation::round_now() const {
+  if (impl_->actor_round.empty() || !sg4::Actor::self()) return round_;
+  auto it = impl_->actor_round.find(long(sg4::this_actor::get_pid()));
+  return it == impl_->actor_round.end() ? round_ : it->second;
+}
+
+bool Federation::continues(int round) const {
+  return round <= world_.scenario.stop.rounds && !impl_->stopping;
+}
+
+void Federation::stop_everyone() {
+  impl_->stopping = true;
+  if (impl_->delivered) impl_->delivered->notify_all();
 }
 
 Update Federation::train_on(Node& where, const Model& model, const data::Indices& indices, int64_t samples,
@@ -232,6 +312,9 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   if (rule && !real)
     throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name +
                                            "' stops local training on validation loss: it needs real training");
+  const Model* received = options.skd ? options.received : nullptr;
+  // Plain and mutual jobs may be sized in mini-batches (training.local_steps).
+  const int64_t steps = rule || plan ? 0 : sc.training.local_steps;
   std::future<TrainOutcome> future;
   if (real) {
     TrainJob job{model.spec,
@@ -241,7 +324,7 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
                  epochs,
                  sc.training.batch_size,
                  {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
-                 mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_)),
+                 mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_now())),
                  world_.device,
                  options.prox_mu,
                  rule ? std::optional<DynamicStop>(DynamicStop{options.validation, rule->patience, rule->max_epochs,
@@ -249,10 +332,16 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
                       : std::nullopt,
                  plan ? std::optional<ReparamPlan>(*plan) : std::nullopt,
                  options.measure_salience,
-                 options.first_epoch};
+                 options.first_epoch,
+                 steps};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
-    future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
+    if (received)
+      future = world_.executor->submit([job = MutualJob{std::move(job), received->spec, &received->weights, *options.skd}] {
+        return run_mutual_training(job);
+      });
+    else
+      future = world_.executor->submit([job = std::move(job)] { return run_training(job); });
   }
   // A fixed-epoch job is charged while it runs; a dynamic one only once it has said how many
   // epochs it took.
@@ -261,6 +350,17 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   const auto cost = models::model_cost(model.spec);
   const double validation_flops = rule ? cost.forward_flops * double(options.validation->size()) : 0.0;
   double flops = (cost.train_flops() * double(samples) + validation_flops) * epochs;
+  if (steps > 0 || received) {  // charged batch by batch (batch_plan, the trainer's own plan)
+    const bool drop_single = models::batchnorm_on_1x1(model.spec) || (received && models::batchnorm_on_1x1(received->spec));
+    const double per_sample = cost.train_flops() + (received ? models::model_cost(received->spec).train_flops() : 0.0);
+    std::map<int64_t, int64_t> batches;  // size -> count
+    for (int64_t b : batch_plan(samples, sc.training.batch_size, epochs, steps, drop_single)) ++batches[b];
+    flops = 0;
+    for (const auto& [size, count] : batches)
+      flops += double(count) * (per_sample * double(size) +
+                                (received ? similarity_flops(model.spec, received->spec, *options.skd, size) : 0.0));
+    if (steps > 0) epochs = passes_begun(samples, sc.training.batch_size, steps, drop_single);
+  }
   // A growth job's convs follow from its plan alone, so it is charged up front like any job.
   std::vector<int> grown;
   if (plan) {
@@ -270,7 +370,8 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   }
   const double start = now();
   sg4::this_actor::exec_init(flops)->set_host(where.host())->wait();
-  record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_}, &where, nullptr);
+  record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, flops, round_now()}, &where,
+         nullptr);
 
   Update update{id, shape_only_model(model.spec, model.values()), samples, epochs, 0.0, {}, {}, {}};
   if (real) {
@@ -282,7 +383,7 @@ Update Federation::train_on(Node& where, const Model& model, const data::Indices
   }
   update.grown = std::move(grown);
   if (!where.is_server()) {
-    auto& st = impl_->stats[size_t(id)];
+    auto& st = impl_->round(round_now()).stats[size_t(id)];
     st.samples = samples, st.epochs += epochs, st.compute_s += now() - start, st.took_part = true;
     if (real) st.train_loss = update.train_loss;
   }
@@ -304,7 +405,7 @@ void Federation::charge_server(double flops) {
   if (flops <= 0) return;
   const double start = now();
   sg4::this_actor::exec_init(flops)->set_host(server_->host())->wait();
-  record({start, now(), server_->name(), "server", "", 0, flops, round_}, server_.get(), nullptr);
+  record({start, now(), server_->name(), "server", "", 0, flops, round_now()}, server_.get(), nullptr);
 }
 
 Update Federation::train_on_server(const Model& model, const TrainingSamples& samples, int epochs) {
@@ -352,7 +453,7 @@ Model Federation::distill_on_server(const Model& student, const std::vector<floa
   Model out = shape_only_model(student.spec, student.values());
   if (!sc.training.timing_only) {
     DistillJob job{&student, &world_.data.train, &samples, &teacher_logits, epochs, sc.training.batch_size, lr,
-                   mix_seed(sc.seed, kDistill, uint64_t(round_)), world_.device};
+                   mix_seed(sc.seed, kDistill, uint64_t(round_now())), world_.device};
     auto future = world_.executor->submit([job] { return run_distillation(job); });
     out.weights = await(future, world_.perf.wait_training_s);
   }
@@ -436,7 +537,8 @@ void Federation::fan_out(const std::vector<Hospital*>& hs, size_t rep, const std
   for (size_t m : members) {
     if (m == rep) continue;
     copy(rep, m);
-    impl_->stats[size_t(hs[m]->id())] = impl_->stats[rep_id];
+    auto& stats = impl_->round(round_now()).stats;
+    stats[size_t(hs[m]->id())] = stats[rep_id];
   }
 }
 
@@ -508,20 +610,29 @@ std::optional<double> Federation::surrogate_accuracy(int round) const {
   return world_.surrogate ? world_.surrogate->at(round) : std::nullopt;
 }
 
+// One round's evaluation. Per hospital: its model on its own test split ("local test"), and
+// with local models on every hospital's test split, each weighted equally ("global test",
+// FedSKD's Sec. III-B); one global model scores the same on both.
+struct Federation::Scores {
+  std::optional<double> accuracy, loss, auc;
+  std::vector<int64_t> confusion;
+  std::vector<std::optional<double>> accuracy_of, auc_of, global_accuracy_of, global_auc_of;  // by hospital
+  std::map<std::string, std::optional<double>> tier_model_accuracy;
+};
+
 void Federation::end_round(int round, const Model& global) { end_round(round, global, {}); }
 
 void Federation::end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models) {
-  std::optional<double> accuracy, loss;
-  std::vector<int64_t> confusion;
-  std::vector<std::optional<double>> per_hospital(hospitals_.size());
-  TierAccuracy per_tier;
+  Scores sc;
+  const size_t n = hospitals_.size();
+  sc.accuracy_of.resize(n), sc.auc_of.resize(n), sc.global_accuracy_of.resize(n), sc.global_auc_of.resize(n);
   auto model_of = [&](const std::string& tier) -> const Model& {
     auto it = tier_models.find(tier);
     return it == tier_models.end() ? global : it->second;
   };
   if (world_.scenario.training.timing_only) {
-    accuracy = surrogate_accuracy(round);
-    for (const auto& t : impl_->tiers) per_tier[t] = tier_models.count(t) ? std::nullopt : accuracy;
+    sc.accuracy = surrogate_accuracy(round);
+    for (const auto& t : impl_->tiers) sc.tier_model_accuracy[t] = tier_models.count(t) ? std::nullopt : sc.accuracy;
   } else if (evaluate_now(round)) {
     const auto t0 = std::chrono::steady_clock::now();
     auto& ex = *world_.executor;
@@ -540,46 +651,80 @@ void Federation::end_round(int round, const Model& global, const std::map<std::s
         return run_evaluation(m->spec, m->weights, world_.data.train, &split->test, world_.device);
       }));
     EvalOutcome g = global_eval.get();
-    accuracy = g.accuracy, loss = g.loss;
-    confusion = std::move(g.confusion);
-    for (const auto& t : impl_->tiers) per_tier[t] = tier_evals.count(t) ? tier_evals.at(t).get().accuracy : g.accuracy;
-    for (size_t i = 0; i < local.size(); ++i) {
+    sc.accuracy = g.accuracy, sc.loss = g.loss, sc.auc = g.auc;
+    sc.confusion = std::move(g.confusion);
+    for (const auto& t : impl_->tiers)
+      sc.tier_model_accuracy[t] = tier_evals.count(t) ? tier_evals.at(t).get().accuracy : g.accuracy;
+    for (size_t i = 0; i < n; ++i) {
       EvalOutcome e = local[i].get();
-      if (e.samples) per_hospital[i] = e.accuracy;
+      if (e.samples) sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc;
     }
+    // The global test: each tier's model on every hospital's split, each weighted equally (one
+    // global model: the mean over the splits, already scored).
+    std::map<std::string, std::pair<std::vector<std::optional<double>>, std::vector<std::optional<double>>>> on_all;
+    for (const auto& t : impl_->tiers) {
+      if (!world_.scenario.output.global_test && tier_models.count(t)) continue;
+      auto& [acc, auc] = on_all[t];
+      std::vector<std::future<EvalOutcome>> cross(n);
+      const Model& m = model_of(t);
+      for (size_t j = 0; j < n; ++j)
+        if (&model_of(hospitals_[j]->tier()) != &m)
+          cross[j] = ex.submit([&, split = &hospitals_[j]->split()] {
+            return run_evaluation(m.spec, m.weights, world_.data.train, &split->test, world_.device);
+          });
+      for (size_t j = 0; j < n; ++j) {
+        if (!cross[j].valid()) {
+          acc.push_back(sc.accuracy_of[j]), auc.push_back(sc.auc_of[j]);
+          continue;
+        }
+        EvalOutcome e = cross[j].get();
+        if (e.samples) acc.push_back(e.accuracy), auc.push_back(e.auc);
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (auto it = on_all.find(hospitals_[i]->tier()); it != on_all.end())
+        sc.global_accuracy_of[i] = mean_present(it->second.first), sc.global_auc_of[i] = mean_present(it->second.second);
     world_.perf.evaluation_s += seconds_since(t0);
   }
-  report_round(round, accuracy, loss, per_hospital, per_tier, confusion);
+  report_round(round, sc);
 }
 
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
-  std::optional<double> accuracy, loss;
-  std::vector<int64_t> confusion;  // summed over hospitals: macro metrics of all local predictions
-  std::vector<std::optional<double>> per_hospital(hospitals_.size());
+  Scores sc;
+  const size_t n = hospitals_.size();
+  sc.accuracy_of.resize(n), sc.auc_of.resize(n), sc.global_accuracy_of.resize(n), sc.global_auc_of.resize(n);
   if (world_.scenario.training.timing_only) {
-    accuracy = surrogate_accuracy(round);
+    sc.accuracy = surrogate_accuracy(round);
   } else if (evaluate_now(round)) {
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::future<EvalOutcome>> jobs;
-    for (size_t i = 0; i < hospitals_.size(); ++i)
-      jobs.push_back(world_.executor->submit([&, i] {
-        return run_evaluation(local_models[i].spec, local_models[i].weights, world_.data.train,
-                              &hospitals_[i]->split().test, world_.device);
-      }));
-    double acc_sum = 0, loss_sum = 0;
-    int scored = 0;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      EvalOutcome e = jobs[i].get();
-      if (!e.samples) continue;
-      if (confusion.empty()) confusion.assign(e.confusion.size(), 0);
-      for (size_t k = 0; k < confusion.size(); ++k) confusion[k] += e.confusion[k];
-      per_hospital[i] = e.accuracy;
-      acc_sum += e.accuracy, loss_sum += e.loss, ++scored;
+    // jobs[i][j]: hospital i's model on hospital j's test split (only j = i without global_test).
+    const bool cross = world_.scenario.output.global_test;
+    std::vector<std::vector<std::future<EvalOutcome>>> jobs(n);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        if (cross || i == j)
+          jobs[i].push_back(world_.executor->submit([&, i, j] {
+            return run_evaluation(local_models[i].spec, local_models[i].weights, world_.data.train,
+                                  &hospitals_[j]->split().test, world_.device);
+          }));
+    std::vector<std::optional<double>> losses(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<std::optional<double>> acc_on, auc_on;
+      for (size_t k = 0; k < jobs[i].size(); ++k) {
+        EvalOutcome e = jobs[i][k].get();
+        if (!e.samples) continue;
+        acc_on.push_back(e.accuracy), auc_on.push_back(e.auc);
+        if (cross && k != i) continue;  // the rest is the global test
+        if (sc.confusion.empty()) sc.confusion.assign(e.confusion.size(), 0);
+        for (size_t c = 0; c < sc.confusion.size(); ++c) sc.confusion[c] += e.confusion[c];
+        sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc, losses[i] = e.loss;
+      }
+      if (cross) sc.global_accuracy_of[i] = mean_present(acc_on), sc.global_auc_of[i] = mean_present(auc_on);
     }
-    if (scored) accuracy = acc_sum / scored, loss = loss_sum / scored;
+    sc.accuracy = mean_present(sc.accuracy_of), sc.loss = mean_present(losses), sc.auc = mean_present(sc.auc_of);
     world_.perf.evaluation_s += seconds_since(t0);
   }
-  report_round(round, accuracy, loss, per_hospital, {}, confusion);
+  report_round(round, sc);
 }
 
 double Federation::energy_j() const {
@@ -588,48 +733,59 @@ double Federation::energy_j() const {
   return total;
 }
 
-void Federation::report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
-                              const std::vector<std::optional<double>>& hospital_accuracy,
-                              const TierAccuracy& tier_model_accuracy, const std::vector<int64_t>& confusion) {
+void Federation::report_round(int round, const Scores& scores) {
+  const auto& accuracy = scores.accuracy;
+  const auto& hospital_accuracy = scores.accuracy_of;
   auto& im = *impl_;
   const auto& budget = world_.scenario.stop.sim_time_budget_s;
+  RoundState state = std::move(im.round(round));
+  im.rounds.erase(round);
   if (im.over_budget || (budget && now() > *budget)) {  // this round did not fit: it never happened
     im.over_budget = true;
     im.summary.stop_reason = "sim_time_budget";
-    im.pending.clear();
-    im.stats.assign(hospitals_.size(), {});
-    im.round_bytes_up = im.round_bytes_down = im.round_messages = 0;
+    stop_everyone();
     return;
   }
-  for (auto& a : im.pending)
+  // Activities tagged with an earlier round that was never reported (before the first round)
+  // go out first.
+  while (!im.rounds.empty() && im.rounds.begin()->first < round) {
+    for (auto& a : im.rounds.begin()->second.activities)
+      for (auto* o : observers_) o->on_activity(a);
+    im.rounds.erase(im.rounds.begin());
+  }
+  for (auto& a : state.activities)
     for (auto* o : observers_) o->on_activity(a);
-  im.pending.clear();
   RoundReport r;
   r.round = round;
   r.sim_time_s = now();
-  r.accuracy = accuracy, r.loss = loss;
-  if (!confusion.empty())
-    if (auto m = macro_metrics(confusion, world_.spec.num_classes))
+  r.accuracy = accuracy, r.loss = scores.loss, r.auc = scores.auc;
+  r.local_test_accuracy = mean_present(scores.accuracy_of), r.local_test_auc = mean_present(scores.auc_of);
+  r.global_test_accuracy = mean_present(scores.global_accuracy_of);
+  r.global_test_auc = mean_present(scores.global_auc_of);
+  if (!scores.confusion.empty())
+    if (auto m = macro_metrics(scores.confusion, world_.spec.num_classes))
       r.f1 = m->f1, r.sensitivity = m->sensitivity, r.specificity = m->specificity;
-  r.bytes_up = im.round_bytes_up, r.bytes_down = im.round_bytes_down, r.messages = im.round_messages;
+  r.bytes_up = state.bytes_up, r.bytes_down = state.bytes_down, r.bytes_peer = state.bytes_peer;
+  r.messages = state.messages;
   r.energy_j = energy_j();
 
   std::map<std::string, std::pair<double, int>> by_tier;
   for (size_t i = 0; i < hospitals_.size(); ++i) {
     const auto& h = *hospitals_[i];
-    const auto& st = im.stats[i];
+    const auto& st = state.stats[i];
     r.participants += st.took_part;
     r.epoch_transfers += st.epochs;
     r.hospitals.push_back({h.id(), h.name(), h.tier(), st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
-                           st.compute_s, st.comm_s, st.bytes_up, st.bytes_down});
+                           st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
+                           scores.global_accuracy_of[i], scores.global_auc_of[i]});
     if (hospital_accuracy[i]) by_tier[h.tier()].first += *hospital_accuracy[i], by_tier[h.tier()].second++;
   }
   for (const auto& t : im.tiers) {
     auto it = by_tier.find(t);
     r.tier_accuracy.push_back({t, it == by_tier.end() ? std::nullopt
                                                       : std::optional<double>(it->second.first / it->second.second)});
-    auto m = tier_model_accuracy.find(t);
-    r.tier_model_accuracy.push_back({t, m == tier_model_accuracy.end() ? std::nullopt : m->second});
+    auto m = scores.tier_model_accuracy.find(t);
+    r.tier_model_accuracy.push_back({t, m == scores.tier_model_accuracy.end() ? std::nullopt : m->second});
   }
   r.tier_gap = accuracy_gap(r.tier_model_accuracy);
   r.hospital_accuracy_std = population_std(hospital_accuracy);
@@ -640,7 +796,7 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
   s.rounds = round;
   s.sim_time_s = r.sim_time_s;
   s.energy_j = r.energy_j;
-  s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.messages += r.messages;
+  s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.bytes_peer += r.bytes_peer, s.messages += r.messages;
   s.epoch_transfers += r.epoch_transfers;
   if (accuracy) {
     s.final_accuracy = accuracy;
@@ -648,27 +804,30 @@ void Federation::report_round(int round, std::optional<double> accuracy, std::op
     if (!s.best_accuracy || *accuracy > *s.best_accuracy) s.best_accuracy = accuracy;
     s.final_tier_model_accuracy = r.tier_model_accuracy;
     s.final_tier_gap = r.tier_gap, s.final_hospital_accuracy_std = r.hospital_accuracy_std;
+    s.final_auc = r.auc;
+    s.final_local_test_accuracy = r.local_test_accuracy, s.final_local_test_auc = r.local_test_auc;
+    s.final_global_test_accuracy = r.global_test_accuracy, s.final_global_test_auc = r.global_test_auc;
     const auto& target = world_.scenario.stop.target_accuracy;
     if (target && *accuracy >= *target && !s.time_to_target_s) {
       s.time_to_target_s = r.sim_time_s;
       im.target_reached = true;
+      stop_everyone();
     }
   }
-  im.stats.assign(hospitals_.size(), {});
-  im.round_bytes_up = im.round_bytes_down = im.round_messages = 0;
 }
 
 RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
   auto& s = impl_->summary;
   s.versions = std::move(versions);
   if (!impl_->over_budget) {  // else the figures stay those of the last round that fit
-    for (auto& a : impl_->pending)
-      for (auto* o : observers_) o->on_activity(a);
+    for (auto& [round, state] : impl_->rounds)
+      for (auto& a : state.activities)
+        for (auto* o : observers_) o->on_activity(a);
     s.sim_time_s = now();
     s.energy_j = energy_j();
   }
-  impl_->pending.clear();
-  s.bytes_total = s.bytes_up + s.bytes_down;
+  impl_->rounds.clear();
+  s.bytes_total = s.bytes_up + s.bytes_down + s.bytes_peer;
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);
   return s;

@@ -63,6 +63,11 @@ class Hospital : public Node {
   // `epochs` (shuffles continuing from epoch `first_epoch`), folds back. Charged as the batch-
   // norm recalibration plus `epochs` of the grown model's FLOPs (models::dbb_extra_flops).
   Update train_reparam(const Model& model, int epochs, const ReparamPlan& plan, int first_epoch = 0);
+  // FedSKD's mutual learning (SkdPlan): `own` and a copy of `received` train together on this
+  // hospital's split for a plain job's length; returns `own` trained. Charged on this host as
+  // training both models (the receiver pays for the sender's architecture) plus the
+  // similarity matrices (similarity_flops) of every batch.
+  Update train_mutual(const Model& own, const Model& received, const SkdPlan& plan);
   // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
   int64_t raw_data_bytes() const;
 
@@ -93,6 +98,8 @@ struct JobOptions {
   const ReparamPlan* plan = nullptr;
   bool measure_salience = false;
   int first_epoch = 0;
+  const Model* received = nullptr;  // with `skd`: FedSKD's mutual learning against this model
+  const SkdPlan* skd = nullptr;
 };
 
 class Federation {
@@ -117,10 +124,21 @@ class Federation {
   bool has_tier_model(const std::string& tier) const;
   models::ModelSpec tier_spec(const std::string& tier) const;  // model.<tier>, or the global spec
   const std::vector<std::string>& tiers() const;  // present among hospitals, catalog order
+  // The model hospital `h` trains where every hospital keeps its own (local, fedskd): its
+  // group's platform.hospitals[].model, else its tier's model.<tier>, else the global model.
+  models::ModelSpec hospital_spec(const Hospital& h) const;
+  Model init_hospital_model(const Hospital& h) const;
 
   // --- activities that cost simulated time
   void send(Node& from, Node& to, const Model& model);
   void send_bytes(Node& from, Node& to, int64_t bytes);
+  // Peer to peer without a rendezvous: `from` starts sending a copy of `model` to `to` now and
+  // goes on; `to` takes it with collect(to, round), which waits until it has arrived. Round
+  // `round` is what the transfer counts toward. Used by hospitals that run their own rounds.
+  void post(Hospital& from, Hospital& to, Model model, int round);
+  // The model posted to `at` for `round`, once it has arrived; empty when the run stopped
+  // (a stop condition was met) before it did.
+  std::optional<Model> collect(Hospital& at, int round);
   // Runs `body(h)` for every hospital concurrently, one simulated actor on each hospital's
   // host, and joins them. Results come back in the order of `hospitals`, never by completion.
   // With timing.cohorts, `body` runs once per cohort, on its representative, and every other
@@ -176,6 +194,12 @@ class Federation {
   // --- rounds
   // True once the run should stop before `round` (rounds, target accuracy, time budget).
   bool done(int round);
+  // Pipelined schedules, where every hospital runs its own rounds inside one parallel() call:
+  // enter_round tags the calling actor's activities (and its jobs' seeds) with `round`;
+  // continues(round) says whether a hospital should start it (within stop.rounds and no stop
+  // condition met yet). Rounds are still reported by end_round, in order.
+  void enter_round(int round);
+  bool continues(int round) const;
   // Evaluates and records the round. With one global model, every hospital is scored with it
   // on its own test split; with local models (index = hospital id) each with its own.
   void end_round(int round, const Model& global);
@@ -185,7 +209,7 @@ class Federation {
   void end_round(int round, const std::vector<Model>& local_models);
 
   double now() const;
-  int current_round() const { return round_; }
+  int current_round() const { return round_now(); }
 
   // Called by the run driver once the algorithm returns (still inside the simulation).
   RunSummary finish(std::vector<std::pair<std::string, std::string>> versions);
@@ -220,11 +244,11 @@ class Federation {
   int64_t multiplicity(const Node* node) const;
   void check_alone(const Node& node) const;
   void record(const Activity& a, const Node* from, const Node* to);
-  using TierAccuracy = std::map<std::string, std::optional<double>>;
-  void report_round(int round, std::optional<double> accuracy, std::optional<double> loss,
-                    const std::vector<std::optional<double>>& hospital_accuracy, const TierAccuracy& tier_model_accuracy,
-                    const std::vector<int64_t>& confusion = {});
+  struct Scores;  // one round's evaluation (federation.cpp)
+  void report_round(int round, const Scores& scores);
   bool evaluate_now(int round) const;
+  int round_now() const;   // the calling actor's round (enter_round), else the run's
+  void stop_everyone();    // a stop condition was met: pipelined hospitals end, collect()s return
   double energy_j() const;
 
   struct Impl;

@@ -1,9 +1,51 @@
 #include "sim/metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace fedgrid {
+
+std::optional<double> macro_auc_ovr(const std::vector<float>& scores, const std::vector<int64_t>& labels, int classes) {
+  const size_t n = labels.size(), c = size_t(classes);
+  if (classes <= 0 || scores.size() != n * c)
+    throw std::invalid_argument("macro_auc_ovr: scores are not samples x classes");
+  double sum = 0;
+  int counted = 0;
+  std::vector<size_t> order(n);
+  for (size_t k = 0; k < c; ++k) {
+    const int64_t positives = std::count(labels.begin(), labels.end(), int64_t(k));
+    const int64_t negatives = int64_t(n) - positives;
+    if (positives == 0 || negatives == 0) continue;
+    // Mann-Whitney U: the positives' rank sum (ties share their average rank).
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a * c + k] < scores[b * c + k]; });
+    double positive_rank_sum = 0;
+    for (size_t i = 0; i < n;) {
+      size_t j = i;
+      while (j < n && scores[order[j] * c + k] == scores[order[i] * c + k]) ++j;
+      const double rank = 0.5 * double(i + 1 + j);  // mean of ranks i+1..j
+      for (size_t t = i; t < j; ++t)
+        if (labels[order[t]] == int64_t(k)) positive_rank_sum += rank;
+      i = j;
+    }
+    const double p = double(positives), q = double(negatives);
+    sum += (positive_rank_sum - p * (p + 1) / 2) / (p * q);
+    ++counted;
+  }
+  if (counted == 0) return std::nullopt;
+  return sum / counted;
+}
+
+std::optional<double> mean_present(const std::vector<std::optional<double>>& values) {
+  double sum = 0;
+  int count = 0;
+  for (const auto& v : values)
+    if (v) sum += *v, ++count;
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
 
 std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion, int classes) {
   if (classes <= 0 || confusion.size() != size_t(classes) * size_t(classes))

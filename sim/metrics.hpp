@@ -20,6 +20,16 @@ struct MacroMetrics {
 // TN / (TN + FP). Empty matrix: nullopt.
 std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion, int classes);
 
+// Macro one-vs-rest ROC AUC (scikit-learn's roc_auc_score(multi_class="ovr", average="macro")):
+// `scores` is samples x classes row-major (e.g. softmax outputs). For each class that has both
+// samples and non-samples among `labels`, the probability that a random sample of the class
+// scores higher on it than a random sample of another class (ties count half); the mean over
+// those classes. Classes absent from the labels are left out (scikit-learn refuses them; a
+// hospital's own test split often lacks classes). nullopt when no class qualifies.
+std::optional<double> macro_auc_ovr(const std::vector<float>& scores, const std::vector<int64_t>& labels, int classes);
+// Mean of the values present (nullopt when none is).
+std::optional<double> mean_present(const std::vector<std::optional<double>>& values);
+
 // Fairness between tiers: best minus worst tier accuracy among the tiers that have one
 // (nullopt when none has).
 std::optional<double> accuracy_gap(const std::vector<std::pair<std::string, std::optional<double>>>& tier_accuracy);

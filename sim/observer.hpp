@@ -26,15 +26,21 @@ struct HospitalRound {
   int epochs = 0;
   std::optional<double> train_loss, accuracy;
   double compute_s = 0, comm_s = 0;
-  int64_t bytes_up = 0, bytes_down = 0;
+  int64_t bytes_up = 0, bytes_down = 0;  // sent and received (to and from anyone)
+  std::optional<double> auc;             // its model on its own test split (with accuracy: the local test)
+  std::optional<double> global_test_accuracy, global_test_auc;  // its model on every hospital's test split
 };
 
 struct RoundReport {
   int round = 0;
   double sim_time_s = 0;
-  std::optional<double> accuracy, loss;
+  std::optional<double> accuracy, loss, auc;  // the global test set (local models: mean over hospitals)
   std::optional<double> f1, sensitivity, specificity;  // macro averages (sim/metrics.hpp)
-  int64_t bytes_up = 0, bytes_down = 0, messages = 0;
+  // FedSKD's two views, means over hospitals: each hospital's model on its own test split, and
+  // on every hospital's split weighted equally (one global model: both the same).
+  std::optional<double> local_test_accuracy, local_test_auc, global_test_accuracy, global_test_auc;
+  // Bytes hospital -> server, server -> hospital, and hospital -> hospital (peer to peer).
+  int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
   int participants = 0;
   int64_t epoch_transfers = 0;  // UniFed's communication measure: hospitals' local epochs this round
   double energy_j = 0;
@@ -64,8 +70,10 @@ struct RunSummary {
   int64_t epoch_transfers = 0;
   std::vector<std::pair<std::string, std::optional<double>>> final_tier_model_accuracy;
   std::optional<double> final_tier_gap, final_hospital_accuracy_std;
+  std::optional<double> final_auc, final_local_test_accuracy, final_local_test_auc, final_global_test_accuracy,
+      final_global_test_auc;
   double sim_time_s = 0, energy_j = 0;
-  int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, messages = 0;
+  int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
   std::vector<std::pair<std::string, std::string>> versions;
 };
 

@@ -46,8 +46,10 @@ void Recorder::on_start(const RunInfo& info) {
              "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
   for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
   for (const auto& tier : info.tiers) rounds_ << ",global_acc_" << tier;
-  rounds_ << ",tier_gap,hospital_acc_std\n" << std::flush;
-  hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down\n"
+  rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer\n"
+          << std::flush;
+  hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
+                "global_test_acc,global_test_auc\n"
              << std::flush;
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
   if (!trace_) return;
@@ -91,11 +93,15 @@ void Recorder::on_round(const RoundReport& r) {
           << r.epoch_transfers;
   for (const auto& [tier, acc] : r.tier_accuracy) rounds_ << ',' << opt(acc);
   for (const auto& [tier, acc] : r.tier_model_accuracy) rounds_ << ',' << opt(acc);
-  rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << '\n' << std::flush;
+  rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << ',' << opt(r.auc) << ','
+          << opt(r.local_test_accuracy) << ',' << opt(r.local_test_auc) << ',' << opt(r.global_test_accuracy) << ','
+          << opt(r.global_test_auc) << ',' << r.bytes_peer << '\n'
+          << std::flush;
   for (const auto& h : r.hospitals)
     hospitals_ << r.round << ',' << h.name << ',' << h.tier << ',' << h.samples << ',' << h.epochs << ','
                << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
-               << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << '\n';
+               << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
+               << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << '\n';
   hospitals_ << std::flush;
 }
 
@@ -123,11 +129,17 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"bytes_total", s.bytes_total},
                            {"bytes_up", s.bytes_up},
                            {"bytes_down", s.bytes_down},
+                           {"bytes_peer", s.bytes_peer},
                            {"messages", s.messages},
                            {"epoch_transfers", s.epoch_transfers},
                            {"final_tier_accuracy", tier_accuracy},
                            {"final_tier_gap", optional(s.final_tier_gap)},
                            {"final_hospital_acc_std", optional(s.final_hospital_accuracy_std)},
+                           {"final_auc", optional(s.final_auc)},
+                           {"final_local_test_acc", optional(s.final_local_test_accuracy)},
+                           {"final_local_test_auc", optional(s.final_local_test_auc)},
+                           {"final_global_test_acc", optional(s.final_global_test_accuracy)},
+                           {"final_global_test_auc", optional(s.final_global_test_auc)},
                            {"energy_j", s.energy_j},
                            {"versions", versions}};
   open_out(dir_ + "/summary.json") << j.dump(2) << "\n";

@@ -40,6 +40,31 @@ models::ModelSpec tier_spec_for(const Scenario::TierModel& m, const models::Mode
   return spec;
 }
 
+// Each hospital's own model: its group's platform.hospitals[].model, else its tier's
+// model.<tier>, else the global model (hospitals in id order, as hospital_machines lists them).
+std::vector<models::ModelSpec> hospital_specs(const Scenario& s, const World& world) {
+  std::vector<models::ModelSpec> out;
+  for (const auto& h : world.platform.hospital_specs) {
+    auto it = world.tier_specs.find(h.tier);
+    out.push_back(it == world.tier_specs.end() ? world.spec : it->second);
+  }
+  if (!s.platform.roster.empty() || !s.platform.xml.empty()) return out;
+  size_t id = 0;
+  for (size_t g = 0; g < s.platform.hospitals.size(); ++g) {
+    const auto& group = s.platform.hospitals[g];
+    for (int i = 0; i < group.count; ++i, ++id) {
+      if (!group.model) continue;
+      out[id] = tier_spec_for(*group.model, world.spec);
+      try {
+        models::model_cost(out[id]);
+      } catch (const std::invalid_argument& e) {
+        throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model", e.what());
+      }
+    }
+  }
+  return out;
+}
+
 // The hospital machines of the scenario: groups of counts, or a roster.
 std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const platforms::TierCatalog& catalog) {
   std::vector<platforms::MachineSpec> out;
@@ -109,10 +134,19 @@ void check_scenario(const Scenario& s) {
   if (!algorithm)
     throw s.error_at("algorithm.name",
                      "unknown algorithm '" + s.algorithm.name + "' (known: " + algorithms::algorithm_names() + ")");
-  if (!s.model.tiers.empty() && !algorithm->tier_models)
+  using Models = algorithms::AlgorithmInfo::Models;
+  if (!s.model.tiers.empty() && algorithm->models == Models::Shared)
     throw s.error_at("model." + s.model.tiers.begin()->first,
                      "algorithm '" + s.algorithm.name + "' trains one model for every hospital; per-tier models need "
-                     "heterofl, fedrolex or feddf");
+                     "heterofl, fedrolex, feddf, local or fedskd");
+  for (size_t g = 0; g < s.platform.hospitals.size(); ++g)
+    if (s.platform.hospitals[g].model && algorithm->models != Models::PerHospital)
+      throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model",
+                       "algorithm '" + s.algorithm.name + "' does not keep a model per hospital; per-hospital models "
+                       "need local or fedskd");
+  if (s.training.local_steps > 0 && algorithm->counts_epochs)
+    throw s.error_at("training.local_steps", "algorithm '" + s.algorithm.name +
+                                                 "' sizes its local training in epochs itself: use training.local_epochs");
   auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
   if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
     throw s.error_at("platform.server.tier",
@@ -190,6 +224,7 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
       throw s.error_at("model." + tier, e.what());
     }
   }
+  world.hospital_specs = hospital_specs(s, world);
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   if (s.training.timing_only) {
     if (!s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
@@ -198,8 +233,13 @@ RunSummary run_scenario(const Scenario& s, const RunOptions& options,
     world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
     // Every tier model's initial weights too, here: torch's generator is global, so draws
     // happen on this thread before any job runs.
-    for (const auto& [tier, spec] : world.tier_specs)
-      world.tier_initial_weights[tier] = initial_weights(spec, mix_seed(s.seed, kModelInit));
+    auto draw = [&](const models::ModelSpec& spec) {
+      if (spec == world.spec) return;
+      auto& slot = world.other_initial_weights[models::spec_label(spec)];
+      if (slot.empty()) slot = initial_weights(spec, mix_seed(s.seed, kModelInit));
+    };
+    for (const auto& [tier, spec] : world.tier_specs) draw(spec);
+    for (const auto& spec : world.hospital_specs) draw(spec);
     world.device = resolve_device(s.training.device);
     world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
   }

@@ -312,6 +312,13 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
       if (g["uplink_bps"]) h.uplink_bps = g["uplink_bps"].as<double>();
       if (g["downlink_bps"]) h.downlink_bps = g["downlink_bps"].as<double>();
       if (g["latency_s"]) h.latency_s = g["latency_s"].as<double>();
+      if (const YAML::Node m = g["model"]; m && !m.IsNull()) {
+        ModelChoice choice{r.get<std::string>("model.arch"), r.get<double>("model.width_multiplier")};
+        if (m.IsScalar()) choice.arch = m.as<std::string>();
+        if (m.IsMap() && m["arch"]) choice.arch = m["arch"].as<std::string>();
+        if (m.IsMap() && m["width_multiplier"]) choice.width_multiplier = m["width_multiplier"].as<double>();
+        h.model = choice;
+      }
       auto it = s.key_lines.find("platform.hospitals[" + std::to_string(i) + "].tier");
       h.line = it == s.key_lines.end() ? 0 : it->second;
       p.hospitals.push_back(h);
@@ -385,6 +392,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   t.weight_decay = r.get<double>("training.weight_decay");
   t.batch_size = r.get<int>("training.batch_size");
   t.local_epochs = r.get<int>("training.local_epochs");
+  t.local_steps = r.get<int64_t>("training.local_steps");
   t.device = r.get<std::string>("training.device");
   t.workers = r.get<int>("training.workers");
   t.threads_per_worker = r.get<int>("training.threads_per_worker");
@@ -411,6 +419,13 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   a.recal_batches = r.get<int>("algorithm.recal_batches");
   a.distill_epochs = r.get<int>("algorithm.distill_epochs");
   a.distill_lr = r.get<double>("algorithm.distill_lr");
+  a.gamma = r.get<double>("algorithm.gamma");
+  if (YAML::Node list = r.node("algorithm.skd_layers"); list && list.IsSequence())
+    for (const auto& l : list) a.skd_layers.push_back(l.as<int>());
+  a.skd_batch = r.get<bool>("algorithm.skd_batch");
+  a.skd_pixel = r.get<bool>("algorithm.skd_pixel");
+  a.skd_start_round = r.get<int>("algorithm.skd_start_round");
+  a.schedule = r.get<std::string>("algorithm.schedule");
 
   s.stop.rounds = r.get<int>("stop.rounds");
   s.stop.target_accuracy = r.maybe<double>("stop.target_accuracy");
@@ -424,6 +439,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   s.output.dir = dir ? *dir : "results/" + s.name;
   s.output.trace = r.get<bool>("output.trace");
   s.output.eval_every = r.get<int>("output.eval_every");
+  s.output.global_test = r.get<bool>("output.global_test");
 
   // Cross-key checks that the per-key table cannot express.
   std::vector<InputProblem> problems;

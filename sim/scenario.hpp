@@ -8,11 +8,18 @@
 
 namespace fedgrid {
 
+// A model choice: model.<tier> or platform.hospitals[].model.
+struct ModelChoice {
+  std::string arch;
+  double width_multiplier = 1.0;
+};
+
 struct HospitalGroup {
   int count = 1;
   std::string tier;
   std::string name;  // prefix; empty = tier name
   std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
+  std::optional<ModelChoice> model;  // this group's own model (local, fedskd)
   int line = 0;  // where it was declared, for later error messages
 };
 
@@ -62,10 +69,7 @@ struct Scenario {
     std::optional<int> resize;
   } data;
 
-  struct TierModel {
-    std::string arch;
-    double width_multiplier = 1.0;
-  };
+  using TierModel = ModelChoice;
   struct Model {
     std::string arch;
     double width_multiplier = 1.0;
@@ -78,6 +82,7 @@ struct Scenario {
     std::string optimizer;
     double lr = 0.01, momentum = 0.9, weight_decay = 0;
     int batch_size = 32, local_epochs = 1;
+    int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
     std::string device;
     int workers = 0, threads_per_worker = 0;
   } training;
@@ -100,6 +105,11 @@ struct Scenario {
     int recal_batches = 20;                    // dynamicfl
     int distill_epochs = 1;                    // feddf
     double distill_lr = 1e-3;                  // feddf
+    double gamma = 100;                        // fedskd: weight of L_SKD
+    std::vector<int> skd_layers;               // fedskd: stages, 1-based; empty = all
+    bool skd_batch = true, skd_pixel = true;   // fedskd: similarity levels
+    int skd_start_round = 1;                   // fedskd: first round with L_SKD
+    std::string schedule = "barrier";          // fedskd: barrier | pipelined
   } algorithm;
 
   struct Stop {
@@ -118,6 +128,7 @@ struct Scenario {
     std::string dir;
     bool trace = true;
     int eval_every = 1;
+    bool global_test = true;  // local models: each also scored on every hospital's test split
   } output;
 };
 

@@ -24,6 +24,9 @@ std::vector<KeyDecl> build() {
       {"platform.hospitals[].uplink_bps", T::Float, none, "Override: uplink bandwidth, bit/s", {}, 0, {}, true},
       {"platform.hospitals[].downlink_bps", T::Float, none, "Override: downlink bandwidth, bit/s", {}, 0, {}, true},
       {"platform.hospitals[].latency_s", T::Float, none, "Override: one-way access-link latency, s", {}, 0},
+      {"platform.hospitals[].model", T::ModelChoice, none, "This group's own model where every hospital keeps one (local, fedskd): an arch, or {arch, width_multiplier}", {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"}},
+      {"platform.hospitals[].model.arch", T::String, none, "Architecture of this group's model (default: model.arch)", {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"}},
+      {"platform.hospitals[].model.width_multiplier", T::Float, none, "Width of this group's model (default: model.width_multiplier)", {}, 0, 1, true},
       {"platform.roster", T::String, none, "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s]); replaces hospitals"},
       {"platform.xml", T::String, none, "SimGrid XML platform; every host but the server is a hospital and needs a 'tier' property"},
       {"platform.tier_ratio", T::String, none, "weak:medium:strong hospital counts in this ratio (e.g. 7:2:1), with platform.hospital_count; replaces hospitals"},
@@ -83,6 +86,7 @@ std::vector<KeyDecl> build() {
       {"training.weight_decay", T::Float, "0", "L2 weight decay", {}, 0},
       {"training.batch_size", T::Int, "32", "Mini-batch size", {}, 1},
       {"training.local_epochs", T::Int, "1", "Epochs per local training job", {}, 1},
+      {"training.local_steps", T::Int, "0", "Mini-batches per local training job, replacing local_epochs (0: use local_epochs); FedSKD's 'iterations'", {}, 0},
       {"training.device", T::String, "auto", "auto | cpu | cuda (auto: cuda when present)", {"auto", "cpu", "cuda"}},
       {"training.workers", T::Int, "0", "Compute executor worker threads (0: one per core)", {}, 0},
       {"training.threads_per_worker", T::Int, "0", "Torch intra-op threads per worker (0: cores / workers)", {}, 0},
@@ -97,7 +101,7 @@ std::vector<KeyDecl> build() {
       {"algorithm.max_epochs", T::Int, "50", "unifed: most epochs of one dynamic visit (E_max)", {}, 1},
       {"algorithm.min_delta", T::Float, "0.001", "unifed: smallest validation-loss decrease that counts as improvement", {}, 0},
       {"algorithm.global_patience", T::Int, "10", "unifed: rounds without improvement of the mixed model's server validation loss before the run stops", {}, 1},
-      {"algorithm.order", T::String, "fixed", "fedseq: relay order each round: fixed (by id) | random", {"fixed", "random"}},
+      {"algorithm.order", T::String, "fixed", "fedseq, fedcross: relay order each round: fixed (by id) | random", {"fixed", "random"}},
 
       {"algorithm.expansions", T::Map, none, "dynamicfl: convs each tier grows into diverse-branch blocks per round"},
       {"algorithm.expansions.weak", T::Int, "0", "dynamicfl: convs the weak tier grows (0 = trains the plain global model)", {}, 0},
@@ -110,6 +114,12 @@ std::vector<KeyDecl> build() {
       {"algorithm.recal_batches", T::Int, "20", "dynamicfl: mini-batches that recalibrate a grown block's batch norms (DyRep's 20)", {}, 1},
       {"algorithm.distill_epochs", T::Int, "1", "feddf: epochs of ensemble distillation over the server's data per round", {}, 1},
       {"algorithm.distill_lr", T::Float, "0.001", "feddf: Adam learning rate of the distillation", {}, 0, {}, true},
+      {"algorithm.gamma", T::Float, "100", "fedskd: weight of the similarity distillation loss L_SKD (the paper: 100 skin, 1 fMRI)", {}, 0},
+      {"algorithm.skd_layers", T::IntList, none, "fedskd: stages distilled, from 1 (resnet: 1..4 = layer1..layer4; default: every stage)", {}, 1},
+      {"algorithm.skd_batch", T::Bool, "true", "fedskd: batch-level similarity (b x b)"},
+      {"algorithm.skd_pixel", T::Bool, "true", "fedskd: pixel-level similarity (hw x hw)"},
+      {"algorithm.skd_start_round", T::Int, "1", "fedskd: first round with L_SKD (before it: both cross-entropies only)", {}, 1},
+      {"algorithm.schedule", T::String, "barrier", "fedskd: barrier (every round ends together) | pipelined (a hospital starts its next round once its model has arrived)", {"barrier", "pipelined"}},
 
       {"stop", T::Map, none, "When the run ends (whichever comes first)"},
       {"stop.rounds", T::Int, "20", "Maximum number of rounds", {}, 1},
@@ -125,6 +135,7 @@ std::vector<KeyDecl> build() {
       {"output", T::Map, none, "Where and what to write"},
       {"output.dir", T::String, none, "Output directory (default: results/<name>)"},
       {"output.trace", T::Bool, "true", "Write trace.json (Chrome trace format)"},
+      {"output.global_test", T::Bool, "true", "Local models: also score each on every hospital's test split, weighted equally (FedSKD's 'global test'; N x N evaluations)"},
       {"output.eval_every", T::Int, "1", "Evaluate every k rounds (and the last)", {}, 1},
   };
 }

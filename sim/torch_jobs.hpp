@@ -4,6 +4,7 @@
 // include only from those files (torch/torch.h costs ~27 s per translation unit).
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,8 +16,9 @@ namespace fedgrid::jobs {
 
 torch::Device torch_device(ComputeDevice d);
 
-// One module per architecture, device and worker thread, reloaded from flat weights for every job.
-models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device);
+// One module per architecture, device, slot and worker thread, reloaded from flat weights for
+// every job. A job holding two models of one architecture at once uses two slots.
+models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device, int slot = 0);
 
 struct DatasetTensors {
   torch::Tensor images, labels;
@@ -43,6 +45,15 @@ class SalienceMeter {
   std::vector<double> sum_;
   int64_t steps_ = 0;
 };
+
+// One pass over `order` (shuffled here, with the job's seed for epoch first_epoch + epoch) in
+// mini-batches of job.batch_size, stopping at job.steps batches when set, leaving a trailing
+// batch of one out when `drop_single` (batch_plan's rule): `step(x, y)` trains
+// on a batch and returns its loss, which goes to out.batch_losses and loss_sum (weighted by
+// batch size, its samples to loss_samples); out.steps counts the batches.
+void for_each_batch(const TrainJob& job, const DatasetTensors& data, std::vector<int64_t>& order, int epoch,
+                    bool drop_single, double& loss_sum, int64_t& loss_samples, TrainOutcome& out,
+                    const std::function<double(const torch::Tensor& x, const torch::Tensor& y)>& step);
 
 // One epoch of mini-batch training over `order` (shuffled here, with the job's seed for epoch
 // first_epoch + epoch): cross-entropy, plus FedProx's (mu/2)||w - anchor||^2 when `anchor` is

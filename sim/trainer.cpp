@@ -4,6 +4,7 @@
 
 #include "sim/torch_jobs.hpp"
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -11,23 +12,24 @@
 
 #include "data/rng.hpp"
 #include "models/nets.hpp"
+#include "sim/metrics.hpp"
 
 namespace fedgrid {
 namespace jobs {
 
 torch::Device torch_device(ComputeDevice d) { return d == ComputeDevice::Cuda ? torch::kCUDA : torch::kCPU; }
 
-models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device) {
+models::Net& cached_net(const models::ModelSpec& spec, ComputeDevice device, int slot) {
   thread_local std::map<std::string, std::shared_ptr<models::Net>> cache;
   const std::string key = models::spec_label(spec) + "/" + std::to_string(spec.channels) + "x" + std::to_string(spec.height) +
                           "x" + std::to_string(spec.width) + "/" + std::to_string(spec.num_classes) +
-                          (device == ComputeDevice::Cuda ? "/cuda" : "/cpu");
-  auto& slot = cache[key];
-  if (!slot) {
-    slot = models::make_net(spec);
-    slot->to(torch_device(device));
+                          (device == ComputeDevice::Cuda ? "/cuda" : "/cpu") + "#" + std::to_string(slot);
+  auto& net = cache[key];
+  if (!net) {
+    net = models::make_net(spec);
+    net->to(torch_device(device));
   }
-  return *slot;
+  return *net;
 }
 
 DatasetTensors tensors_of(const data::Dataset& d, ComputeDevice device) {
@@ -56,19 +58,31 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
       std::move(params), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }
 
-void run_epoch(models::Net& net, torch::optim::Optimizer& optimizer, const TrainJob& job, const DatasetTensors& data,
-               std::vector<int64_t>& order, int epoch, const std::vector<torch::Tensor>& anchor, SalienceMeter* meter,
-               double& loss_sum, int64_t& loss_samples, TrainOutcome& out) {
+void for_each_batch(const TrainJob& job, const DatasetTensors& data, std::vector<int64_t>& order, int epoch,
+                    bool drop_single, double& loss_sum, int64_t& loss_samples, TrainOutcome& out,
+                    const std::function<double(const torch::Tensor& x, const torch::Tensor& y)>& step) {
   Rng(mix_seed(job.seed, uint64_t(job.first_epoch + epoch))).shuffle(order);
   const int64_t n = int64_t(order.size());
-  // A train-mode batch norm needs two values per channel: on a 1x1 map one sample throws, so
-  // such nets leave a trailing batch of one out (as drop_last would).
-  const bool drop_single = models::batchnorm_on_1x1(job.spec);
   for (int64_t start = 0; start < n; start += job.batch_size) {
     const int64_t len = std::min<int64_t>(job.batch_size, n - start);
     if (len == 1 && start > 0 && drop_single) break;
+    if (job.steps > 0 && out.steps >= job.steps) break;
     torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
-    torch::Tensor x = data.images.index_select(0, idx), y = data.labels.index_select(0, idx);
+    const double batch_loss = step(data.images.index_select(0, idx), data.labels.index_select(0, idx));
+    out.batch_losses.push_back(batch_loss);
+    loss_sum += batch_loss * double(len);
+    loss_samples += len;
+    ++out.steps;
+  }
+}
+
+void run_epoch(models::Net& net, torch::optim::Optimizer& optimizer, const TrainJob& job, const DatasetTensors& data,
+               std::vector<int64_t>& order, int epoch, const std::vector<torch::Tensor>& anchor, SalienceMeter* meter,
+               double& loss_sum, int64_t& loss_samples, TrainOutcome& out) {
+  // A train-mode batch norm needs two values per channel: on a 1x1 map one sample throws, so
+  // such nets leave a trailing batch of one out (as drop_last would).
+  const bool drop_single = models::batchnorm_on_1x1(job.spec);
+  for_each_batch(job, data, order, epoch, drop_single, loss_sum, loss_samples, out, [&](const torch::Tensor& x, const torch::Tensor& y) {
     optimizer.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
     torch::Tensor objective = loss;
@@ -81,12 +95,8 @@ void run_epoch(models::Net& net, torch::optim::Optimizer& optimizer, const Train
     objective.backward();
     if (meter) meter->measure();
     optimizer.step();
-    const double batch_loss = loss.item<double>();
-    out.batch_losses.push_back(batch_loss);
-    loss_sum += batch_loss * double(len);
-    loss_samples += len;
-    ++out.steps;
-  }
+    return loss.item<double>();
+  });
 }
 
 }  // namespace jobs
@@ -104,6 +114,7 @@ EvalOutcome score(models::Net& net, const torch::Tensor& images, const torch::Te
   double loss_sum = 0;
   int64_t correct = 0;
   torch::Tensor confusion = torch::zeros({classes * classes}, torch::kInt64);
+  std::vector<torch::Tensor> probabilities, truths;
   for (int64_t start = 0; start < n; start += kBatch) {
     const int64_t len = std::min(kBatch, n - start);
     torch::Tensor x, y;
@@ -120,10 +131,16 @@ EvalOutcome score(models::Net& net, const torch::Tensor& images, const torch::Te
     const torch::Tensor predicted = logits.argmax(1);
     correct += predicted.eq(y).sum().item<int64_t>();
     confusion += torch::bincount((y * classes + predicted).cpu(), {}, classes * classes);
+    probabilities.push_back(torch::softmax(logits, 1).to(torch::kCPU, torch::kFloat32));
+    truths.push_back(y.cpu());
   }
   if (n == 0) return {};
   std::vector<int64_t> counts(confusion.data_ptr<int64_t>(), confusion.data_ptr<int64_t>() + classes * classes);
-  return {double(correct) / double(n), loss_sum / double(n), n, std::move(counts)};
+  const torch::Tensor p = torch::cat(probabilities).contiguous(), t = torch::cat(truths).contiguous();
+  const std::vector<float> scores(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+  const std::vector<int64_t> labels_of(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+  return {double(correct) / double(n), loss_sum / double(n), n, std::move(counts),
+          macro_auc_ovr(scores, labels_of, int(classes))};
 }
 
 // Mean cross-entropy over `indices` in eval mode, inside a training job; leaves the net training.
@@ -158,7 +175,10 @@ TrainOutcome run_training(const TrainJob& job) {
   double best_val = std::numeric_limits<double>::infinity();
   std::vector<float> best_weights;
   int since_best = 0, epochs_run = 0;
-  const int max_epochs = job.dynamic ? job.dynamic->max_epochs : job.epochs;
+  const int max_epochs = job.dynamic  ? job.dynamic->max_epochs
+                         : job.steps ? passes_begun(int64_t(order.size()), job.batch_size, job.steps,
+                                                    models::batchnorm_on_1x1(job.spec))
+                                     : job.epochs;
   SalienceMeter meter(net);
   for (int epoch = 0; epoch < max_epochs; ++epoch) {
     run_epoch(net, *optimizer, job, {images, labels}, order, epoch, anchor,
@@ -188,6 +208,34 @@ EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<floa
   net.eval();
   const auto [images, labels] = tensors_of(dataset, device);
   return score(net, images, labels, indices, spec.num_classes, device);
+}
+
+namespace {
+
+// Batches in one pass over n samples (a trailing batch of one left out when drop_single).
+int64_t batches_per_pass(int64_t n, int64_t batch, bool drop_single) {
+  const int64_t full = n / batch, rest = n % batch;
+  return full + (rest > 1 || (rest == 1 && (!drop_single || full == 0)) ? 1 : 0);
+}
+
+}  // namespace
+
+std::vector<int64_t> batch_plan(int64_t n, int64_t batch, int epochs, int64_t steps, bool drop_single) {
+  std::vector<int64_t> plan;
+  const int64_t per_pass = batches_per_pass(n, batch, drop_single);
+  if (n <= 0 || batch <= 0 || per_pass == 0) return plan;
+  const int64_t total = steps > 0 ? steps : per_pass * epochs;
+  plan.reserve(size_t(total));
+  for (int64_t i = 0; i < total; ++i) {
+    const int64_t start = (i % per_pass) * batch;
+    plan.push_back(std::min(batch, n - start));
+  }
+  return plan;
+}
+
+int passes_begun(int64_t n, int64_t batch, int64_t steps, bool drop_single) {
+  const int64_t per_pass = batches_per_pass(n, batch, drop_single);
+  return per_pass ? int((steps + per_pass - 1) / per_pass) : 0;
 }
 
 std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed) {

@@ -48,6 +48,7 @@ struct TrainJob {
   bool measure_salience = false;  // record each KxK conv's sum(grad * w) over the last epoch
   int first_epoch = 0;            // epoch e shuffles with seed (seed, first_epoch + e): a job that
                                   // continues another's epochs continues its shuffles
+  int64_t steps = 0;  // > 0: exactly this many mini-batches (reshuffling each pass), epochs unused
 };
 
 struct TrainOutcome {
@@ -64,9 +65,18 @@ struct EvalOutcome {
   double accuracy = 0, loss = 0;
   int64_t samples = 0;
   std::vector<int64_t> confusion;  // classes x classes: [true * classes + predicted]
+  std::optional<double> auc;       // macro one-vs-rest on the softmax scores (sim/metrics.hpp)
 };
 
 TrainOutcome run_training(const TrainJob& job);
+
+// The mini-batch sizes a job over `n` samples trains, in order: `epochs` passes, or with
+// steps > 0 exactly `steps` batches over as many passes as that takes. A pass's trailing batch
+// of one is left out when `drop_single` (a batch norm on a 1x1 map, models::batchnorm_on_1x1).
+// The trainer follows the same plan; the simulation charges it.
+std::vector<int64_t> batch_plan(int64_t n, int64_t batch, int epochs, int64_t steps, bool drop_single);
+// Passes a plan begins over n samples (hospitals.csv's epochs for a job counted in steps).
+int passes_begun(int64_t n, int64_t batch, int64_t steps, bool drop_single);
 // `indices` null = the whole dataset.
 EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<float>& weights,
                            const data::Dataset& dataset, const data::Indices* indices,

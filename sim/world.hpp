@@ -38,7 +38,13 @@ struct World {
   models::ModelCost cost;
   std::vector<float> initial_weights;  // empty in timing-only runs
   std::map<std::string, models::ModelSpec> tier_specs;  // model.<tier>, by tier
-  std::map<std::string, std::vector<float>> tier_initial_weights;
+  // Every hospital's own model (Federation::hospital_spec), by hospital id.
+  std::vector<models::ModelSpec> hospital_specs;
+  // Initial weights of every other model in play (tier and hospital models), by spec_label.
+  std::map<std::string, std::vector<float>> other_initial_weights;
+  const std::vector<float>& initial_weights_of(const models::ModelSpec& s) const {
+    return s == spec ? initial_weights : other_initial_weights.at(models::spec_label(s));
+  }
   ComputeDevice device = ComputeDevice::Cpu;
   std::optional<AccuracyCurve> surrogate;  // timing-only: training.surrogate
   std::unique_ptr<Executor> executor;

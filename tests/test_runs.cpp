@@ -23,9 +23,11 @@ TEST(Runs, OutputsFollowTheContract) {
   EXPECT_EQ(lines(read_file(out + "/rounds.csv"))[0],
             "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
             "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers,acc_weak,acc_medium,acc_strong,"
-            "global_acc_weak,global_acc_medium,global_acc_strong,tier_gap,hospital_acc_std");
+            "global_acc_weak,global_acc_medium,global_acc_strong,tier_gap,hospital_acc_std,auc,local_test_acc,"
+            "local_test_auc,global_test_acc,global_test_auc,bytes_peer");
   EXPECT_EQ(lines(read_file(out + "/hospitals.csv"))[0],
-            "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down");
+            "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
+            "global_test_acc,global_test_auc");
   EXPECT_EQ(lines(read_file(out + "/events.csv"))[0], "start_s,end_s,host,kind,peer,bytes,flops,round");
   EXPECT_EQ(lines(read_file(out + "/rounds.csv")).size(), 4u);     // header + 3 rounds
   EXPECT_EQ(lines(read_file(out + "/hospitals.csv")).size(), 19u);  // header + 3 x 6 hospitals

@@ -1,0 +1,61 @@
+// FedBN. X. Li, M. Jiang, X. Zhang, M. Kamp, Q. Dou, "FedBN: Federated Learning on Non-IID
+// Features via Local Batch Normalization", ICLR 2021.
+//
+// FedAvg in which every batch-norm layer (scale, shift and running statistics) stays at its
+// hospital: only the other values travel and are averaged, so each hospital keeps a model of its
+// own (scored on its own test split, and on every split as the global test). A model without
+// batch norm makes FedBN FedAvg.
+#include "algorithms/aggregation.hpp"
+#include "algorithms/registry.hpp"
+#include "sim/federation.hpp"
+
+namespace fedgrid::algorithms {
+namespace {
+
+class FedBn : public Algorithm {
+ public:
+  void run(Federation& fed) override {
+    const auto& sc = fed.scenario();
+    Model global = fed.init_model();
+    shared_ = shared_values(global.spec);
+    int64_t shared_count = 0;
+    for (bool s : shared_) shared_count += s;
+    const int64_t bytes = shared_count * 4 + models::kPayloadHeaderBytes;  // the message carries only these
+    std::vector<Model> local(fed.hospitals().size(), global);
+    for (int round = 1; !fed.done(round); ++round) {
+      auto updates = fed.parallel(fed.select(sc.algorithm.fraction, round), [&](Hospital& h) {
+        fed.send_bytes(fed.server(), h, bytes);
+        Update u = h.train(with_shared(local[size_t(h.id())], global), sc.training.local_epochs);
+        fed.send_bytes(h, fed.server(), bytes);
+        return u;
+      });
+      global = fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
+      for (auto& u : updates) local[size_t(u.hospital)] = std::move(u.model);
+      fed.end_round(round, local);
+    }
+  }
+
+ private:
+  // Per state value: true where it is not a batch norm's (models::state_layout order).
+  static std::vector<bool> shared_values(const models::ModelSpec& spec) {
+    std::vector<bool> shared;
+    for (const auto& t : models::state_layout(spec)) shared.insert(shared.end(), size_t(t.numel()), !t.batchnorm);
+    return shared;
+  }
+  // The hospital's own model with the averaged values in place of its shared ones.
+  Model with_shared(const Model& own, const Model& global) const {
+    if (!own.holds_state()) return own;  // timing-only
+    Model out = own;
+    for (size_t i = 0; i < shared_.size(); ++i)
+      if (shared_[i]) out.weights[i] = global.weights[i];
+    return out;
+  }
+
+  std::vector<bool> shared_;
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> make_fedbn() { return std::make_unique<FedBn>(); }
+
+}  // namespace fedgrid::algorithms
