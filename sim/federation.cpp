@@ -547,7 +547,16 @@ void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::funct
   std::vector<std::vector<size_t>> members;
   const auto which = acting(hs, members);
   std::vector<std::exception_ptr> errors(hs.size());
-  auto actors = spawn_on_hospitals(hs, which, round_, errors, body);
+  // A failing hospital wakes any other that waits on it (collect), so the join below returns.
+  auto guarded = [&](size_t i) {
+    try {
+      body(i);
+    } catch (...) {
+      stop_everyone();
+      throw;
+    }
+  };
+  auto actors = spawn_on_hospitals(hs, which, round_, errors, guarded);
   for (auto& a : actors) a->join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);

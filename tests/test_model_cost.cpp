@@ -153,6 +153,17 @@ TEST(ModelCost, ResNet10AsFedSkdSizesIt) {
   EXPECT_DOUBLE_EQ(c.forward_flops, 2.0 * (118'013'952 + 231'211'008 + 3.0 * 179'830'784 + 2'560));
   // Width 62 (62/64 of every stage: 62, 124, 248, 496): the spec's 0.838 GMAC.
   EXPECT_NEAR(model_cost({"resnet10", 3, 224, 224, 5, 62.0 / 64}).forward_flops / 2e9, 0.838, 0.0005);
+  // The heterogeneous widths 62/60/58: the spec's parameter counts (section 2.3) and MACs (2.10);
+  // the payload adds the batch norms' running statistics (2 per channel + a counter each): the
+  // spec's ~19.66 MB at width 64.
+  EXPECT_EQ(model_cost({"resnet10", 3, 224, 224, 5, 62.0 / 64}).parameters, 4'606'915);
+  EXPECT_EQ(model_cost({"resnet10", 3, 224, 224, 5, 60.0 / 64}).parameters, 4'315'025);
+  EXPECT_EQ(model_cost({"resnet10", 3, 224, 224, 5, 58.0 / 64}).parameters, 4'032'687);
+  EXPECT_NEAR(model_cost({"resnet10", 3, 224, 224, 5, 60.0 / 64}).forward_flops / 2e9, 0.788, 0.0005);
+  EXPECT_NEAR(model_cost({"resnet10", 3, 224, 224, 5, 58.0 / 64}).forward_flops / 2e9, 0.740, 0.0005);
+  // BN channels at width 64: stem 64, layer1 2 x 64, layer2-4 3 x (128, 256, 512) -> 2,880; 12 batch norms.
+  EXPECT_EQ(payload_bytes(c), (4'908'357 + 2 * 2'880 + 12) * 4 + kPayloadHeaderBytes);
+  EXPECT_NEAR(double(payload_bytes(c)) / 1e6, 19.66, 0.005);
 }
 
 TEST(ModelCost, NumClassesOnlyChangesTheLastLayer) {
