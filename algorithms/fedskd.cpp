@@ -29,8 +29,13 @@
 //     after its ReLU (models::feature_taps), algorithm.skd_layers picks them (default: all).
 //  13-15 P-SKD divides by (hw)^2; maps of different sizes: the KTM's resized bilinearly; no
 //     region level (it needs an atlas).
+//  16-18 the data: a Dirichlet label split of the pool, then each hospital's stratified
+//     train/test split (one split, not 5-fold cross-validation); the last round's models count.
 //  19-20 AUC is macro one-vs-rest over the classes present; the global test weights every
 //     hospital's test split equally (Federation::end_round with local models).
+//  21-23 no sex attribute, augmentation or significance test: one seed, no augmentation.
+//  24 baselines: FedAvg sample-weighted, FedProx mu = algorithm.mu, Local and the aggregation
+//     methods 5 mini-batches a round, FedCross 5 per hospital it visits (scenarios/fedskd/).
 #include <optional>
 
 #include "algorithms/registry.hpp"
