@@ -828,7 +828,10 @@ void Federation::report_round(int round, const Scores& scores) {
 RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
   auto& s = impl_->summary;
   s.versions = std::move(versions);
-  if (!impl_->over_budget) {  // else the figures stay those of the last round that fit
+  // After a stop condition cut the run (time budget, target, or pipelined hospitals stopped
+  // mid-round), the figures stay those of the last round reported; work under way for later
+  // rounds is dropped with them.
+  if (!impl_->over_budget && !impl_->stopping) {
     for (auto& [round, state] : impl_->rounds)
       for (auto& a : state.activities)
         for (auto* o : observers_) o->on_activity(a);

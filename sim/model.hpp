@@ -57,7 +57,7 @@ struct ReparamPlan {
 // received copy of another's (the KTM, its classifier frozen) train together on the hospital's
 // data with CE(DAM) + gamma * L_SKD(DAM, KTM) + CE(KTM) (Eq. 2); the KTM is then discarded.
 struct SkdPlan {
-  double gamma = 100;  // 0: both cross-entropies, no distillation
+  double gamma = 1;  // 0: both cross-entropies, no distillation
   bool batch_level = true, pixel_level = true;
   std::vector<int> layers;  // tapped stages, models::feature_taps indices (ResNet: 0..3 = layer1..4)
 };

@@ -105,7 +105,7 @@ struct Scenario {
     int recal_batches = 20;                    // dynamicfl
     int distill_epochs = 1;                    // feddf
     double distill_lr = 1e-3;                  // feddf
-    double gamma = 100;                        // fedskd: weight of L_SKD
+    double gamma = 1;                          // fedskd: weight of L_SKD
     std::vector<int> skd_layers;               // fedskd: stages, 1-based; empty = all
     bool skd_batch = true, skd_pixel = true;   // fedskd: similarity levels
     int skd_start_round = 1;                   // fedskd: first round with L_SKD

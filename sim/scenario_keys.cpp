@@ -114,7 +114,7 @@ std::vector<KeyDecl> build() {
       {"algorithm.recal_batches", T::Int, "20", "dynamicfl: mini-batches that recalibrate a grown block's batch norms (DyRep's 20)", {}, 1},
       {"algorithm.distill_epochs", T::Int, "1", "feddf: epochs of ensemble distillation over the server's data per round", {}, 1},
       {"algorithm.distill_lr", T::Float, "0.001", "feddf: Adam learning rate of the distillation", {}, 0, {}, true},
-      {"algorithm.gamma", T::Float, "100", "fedskd: weight of the similarity distillation loss L_SKD (the paper: 100 skin, 1 fMRI)", {}, 0},
+      {"algorithm.gamma", T::Float, "1", "fedskd: weight of the similarity distillation loss L_SKD (the paper: 100 with Adam 1e-4 on skin, 1 on fMRI)", {}, 0},
       {"algorithm.skd_layers", T::IntList, none, "fedskd: stages distilled, from 1 (resnet: 1..4 = layer1..layer4; default: every stage)", {}, 1},
       {"algorithm.skd_batch", T::Bool, "true", "fedskd: batch-level similarity (b x b)"},
       {"algorithm.skd_pixel", T::Bool, "true", "fedskd: pixel-level similarity (hw x hw)"},

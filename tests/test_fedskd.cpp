@@ -2,6 +2,7 @@
 // two schedules, heterogeneous widths and their charges; plus the step-sized jobs and the AUC.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -66,6 +67,12 @@ std::string column(const std::string& dir, const std::string& file, const std::s
     if (header[c] == name) return cells(rows[row])[c];
   ADD_FAILURE() << name << " not in " << file;
   return "";
+}
+
+std::string fmt_sim_time(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9f", t);
+  return buf;
 }
 
 int64_t cnn_payload(double width) {
@@ -183,6 +190,31 @@ TEST(FedSKD, PipelinedNeverStartsARoundBeforeItsModelArrives) {
   for (const auto& e : events(barrier)) round_end[e.round] = std::max(round_end[e.round], e.end);
   for (const auto& e : events(barrier))
     if (e.round > 1) EXPECT_GE(e.start, round_end[e.round - 1] - 1e-12);
+}
+
+// A stop condition met at round t ends a pipelined run there: the work hospitals had started
+// for later rounds is dropped, like a barrier run that never started it.
+TEST(FedSKD, PipelinedRunStopsAtTheRoundThatMetTheTarget) {
+  const auto out = run_ok("skd-target", four("fedskd"), "--set algorithm.schedule=pipelined --set stop.target_accuracy=0.3");
+  const auto summary = nlohmann::json::parse(read_file(out + "/summary.json"));
+  EXPECT_EQ(summary["stop_reason"], "target_accuracy");
+  const int rounds = summary["rounds"];
+  EXPECT_LT(rounds, 4);
+  for (const auto& e : events(out)) EXPECT_LE(e.round, rounds);
+  EXPECT_EQ(test::cells(lines(read_file(out + "/rounds.csv")).back())[1],
+            fmt_sim_time(summary["sim_time_s"].get<double>()));
+}
+
+// Distillation is the only thing that couples the two models: with gamma 0 each hospital's own
+// model learns exactly as it does alone (Local), batch for batch.
+TEST(FedSKD, WithoutDistillationEveryHospitalLearnsAsItWouldAlone) {
+  const auto skd = run_ok("skd-gamma0", four("fedskd", true), "--set algorithm.gamma=0");
+  const auto local = run_ok("skd-local", four("local", true));
+  for (const char* name : {"accuracy", "auc", "global_test_acc", "global_test_auc"})
+    for (size_t round = 1; round <= 4; ++round)
+      EXPECT_EQ(column(skd, "rounds.csv", name, round), column(local, "rounds.csv", name, round)) << name << round;
+  const auto tiny_gamma = run_ok("skd-gamma1", four("fedskd", true));
+  EXPECT_NE(column(tiny_gamma, "rounds.csv", "accuracy", 4), column(local, "rounds.csv", "accuracy", 4));
 }
 
 TEST(FedSKD, IsDeterministicAcrossWorkerCounts) {

@@ -129,7 +129,8 @@ TEST_P(EveryAlgorithm, RunsAndLearns) {
   EXPECT_GE(s["final_accuracy"].get<double>(), 0.5) << read_file(out + "/rounds.csv");
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, EveryAlgorithm, ::testing::Values("fedavg", "fedprox", "fedseq", "local", "centralized"));
+INSTANTIATE_TEST_SUITE_P(Algorithms, EveryAlgorithm, ::testing::Values("fedavg", "fedprox", "fedseq", "local", "centralized", "fedskd",
+                                                                   "fedcross", "fedbn"));
 
 TEST(Runs, FedProxIsFedAvgPlusItsProximalTerm) {
   const std::string yaml = test::tiny_scenario("prox");
