@@ -52,10 +52,11 @@ def main(argv):
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for run_name, rounds in runs:
-        ax.plot(rounds["round"], (rounds["bytes_up"] + rounds["bytes_down"]) / 1e6, marker="o", markersize=3,
+        peer = rounds["bytes_peer"] if "bytes_peer" in rounds else 0
+        ax.plot(rounds["round"], (rounds["bytes_up"] + rounds["bytes_down"] + peer) / 1e6, marker="o", markersize=3,
                 label=run_name)
     ax.set_xlabel("round")
-    ax.set_ylabel("MB sent in the round (up + down)")
+    ax.set_ylabel("MB sent in the round (up + down + peer)")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

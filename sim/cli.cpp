@@ -12,6 +12,7 @@
 #include "algorithms/registry.hpp"
 #include "models/model_spec.hpp"
 #include "platforms/tier_catalog.hpp"
+#include "sim/compare.hpp"
 #include "sim/input_error.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
@@ -24,6 +25,7 @@ constexpr const char* kUsage = R"(usage:
   fedgrid run [SCENARIO] [--set key.path=value ...] [--out DIR]   run (no SCENARIO: built-in quickstart)
   fedgrid validate SCENARIO [--set key.path=value ...]           check a scenario, run nothing
   fedgrid list algorithms|models|datasets|tiers|keys
+  fedgrid compare RUN_DIR [RUN_DIR ...]                           summaries of finished runs side by side
 options: --log-level trace|debug|info|warn|error|off (default: info)
 exit codes: 0 success, 2 bad input (scenario, data, command line), 1 internal failure
 )";
@@ -113,6 +115,11 @@ int dispatch(const Args& a) {
     return 0;
   }
   if (a.command == "list") return list(a);
+  if (a.command == "compare") {
+    if (a.positional.empty()) throw UsageError("compare what? give one or more run directories");
+    fmt::print("{}", compare_runs(a.positional));
+    return 0;
+  }
   if (a.command == "validate") {
     Scenario s = scenario_from(a, true);
     check_scenario(s);

@@ -98,5 +98,25 @@ TEST(Cli, ListAndValidate) {
   EXPECT_EQ(v.exit_code, 0) << v.output;
 }
 
+// `fedgrid compare` lays finished runs side by side; a directory without a summary is bad input.
+TEST(Cli, CompareShowsRunsSideBySide) {
+  const auto fedavg = test::run_ok("cmp-a", test::tiny_scenario("cmp"));
+  const auto fedseq = test::run_ok("cmp-b", test::tiny_scenario("cmp"), "--set algorithm.name=fedseq");
+  auto r = run_fedgrid("compare " + fedavg + " " + fedseq);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto rows = test::lines(r.output);
+  ASSERT_GE(rows.size(), 19u);
+  EXPECT_NE(rows[0].find(fedavg), std::string::npos);
+  EXPECT_NE(rows[0].find(fedseq), std::string::npos);
+  EXPECT_NE(rows[2].find("fedavg"), std::string::npos);
+  EXPECT_NE(rows[2].find("fedseq"), std::string::npos);
+  EXPECT_NE(r.output.find("hospital -> server"), std::string::npos);
+  const std::string empty = test::temp_dir("cmp-empty");
+  r = run_fedgrid("compare " + fedavg + " " + empty);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(empty + "/summary.json"), std::string::npos) << r.output;
+  EXPECT_EQ(run_fedgrid("compare").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace fedgrid
