@@ -134,7 +134,7 @@ class Federation {
   void send_bytes(Node& from, Node& to, int64_t bytes);
   // Peer to peer without a rendezvous: `from` starts sending a copy of `model` to `to` now and
   // goes on; `to` takes it with collect(to, round), which waits until it has arrived. Round
-  // `round` is what the transfer counts toward. Used by hospitals that run their own rounds.
+  // `round` is what the transfer counts toward (hospitals may be in different rounds at once).
   void post(Hospital& from, Hospital& to, Model model, int round);
   // The model posted to `at` for `round`, once it has arrived; empty when the run stopped
   // (a stop condition was met) before it did.
