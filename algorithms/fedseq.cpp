@@ -3,6 +3,13 @@
 //
 // One model is relayed hospital by hospital through the server: download, train E local
 // epochs, upload, next hospital. A round is one pass over all hospitals.
+//
+// FedCross as FedSKD's paper runs it (its ref. [27]; spec 002 section 4, item 6): "circulating a
+// single global model among clients for sequential training" — the same relay with no server:
+// the model hops from hospital to hospital over their own links. Decision (spec 002 section 8,
+// item 2): a hop trains the paper's 5 iterations (training.local_steps), so a round is 5N; the
+// model starts where the first hop of round 1 is (its initial weights come from the shared
+// seed: no transfer).
 #include "algorithms/registry.hpp"
 #include "sim/federation.hpp"
 
@@ -11,23 +18,31 @@ namespace {
 
 class FedSeq : public Algorithm {
  public:
+  explicit FedSeq(bool peer_to_peer) : peer_to_peer_(peer_to_peer) {}
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     const Ordering ordering = sc.algorithm.order == "random" ? Ordering::Random : Ordering::Fixed;
     Model model = fed.init_model();
+    Hospital* holder = nullptr;  // FedCross: where the model is
     for (int round = 1; !fed.done(round); ++round) {
       for (Hospital* h : fed.order(round, ordering)) {
-        fed.send(fed.server(), *h, model);
+        if (!peer_to_peer_) fed.send(fed.server(), *h, model);
+        else if (holder && holder != h) fed.send(*holder, *h, model);
         model = h->train(model, sc.training.local_epochs).model;
-        fed.send(*h, fed.server(), model);
+        if (!peer_to_peer_) fed.send(*h, fed.server(), model);
+        holder = h;
       }
       fed.end_round(round, model);
     }
   }
+
+ private:
+  bool peer_to_peer_;
 };
 
 }  // namespace
 
-std::unique_ptr<Algorithm> make_fedseq() { return std::make_unique<FedSeq>(); }
+std::unique_ptr<Algorithm> make_fedseq() { return std::make_unique<FedSeq>(false); }
+std::unique_ptr<Algorithm> make_fedcross() { return std::make_unique<FedSeq>(true); }
 
 }  // namespace fedgrid::algorithms

@@ -58,7 +58,8 @@ class FedSkd : public Algorithm {
  private:
   void run_barrier(Federation& fed) {
     for (int round = 1; !fed.done(round); ++round) {
-      auto updates = fed.parallel(hospitals_, [&](Hospital& h) { return *round_at(fed, h, round); });
+      const std::vector<int> from = senders(fed, round);
+      auto updates = fed.parallel(hospitals_, [&](Hospital& h) { return *round_at(fed, h, round, from); });
       for (auto& u : updates) dams_[size_t(u.hospital)] = std::move(u.model);
       fed.end_round(round, dams_);
     }
@@ -71,7 +72,7 @@ class FedSkd : public Algorithm {
     fed.parallel(hospitals_, [&](Hospital& h) {
       for (int round = 1; fed.continues(round); ++round) {
         fed.enter_round(round);
-        auto update = round_at(fed, h, round);
+        auto update = round_at(fed, h, round, senders(fed, round));
         if (!update) break;  // the run stopped while this hospital waited
         dams_[size_t(h.id())] = std::move(update->model);
         auto& at_end = finished[round];
@@ -87,9 +88,9 @@ class FedSkd : public Algorithm {
     fed.done(fed.scenario().stop.rounds + 1);
   }
 
-  // Steps 1-4 at hospital h in round t; empty when the run stopped before h's model arrived.
-  std::optional<Update> round_at(Federation& fed, Hospital& h, int round) {
-    const std::vector<int> from = senders(fed, round);
+  // Steps 1-4 at hospital h in round t, given O^t; empty when the run stopped before h's model
+  // arrived.
+  std::optional<Update> round_at(Federation& fed, Hospital& h, int round, const std::vector<int>& from) {
     const int me = h.id();
     for (size_t i = 0; i < from.size(); ++i)  // 1. a copy of my DAM to whoever receives from me
       if (from[i] == me && int(i) != me) fed.post(h, *hospitals_[i], dams_[size_t(me)], round);

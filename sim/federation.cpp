@@ -73,6 +73,9 @@ struct Federation::Impl {
   std::map<std::pair<int, int>, Model> inbox;
   sg4::MutexPtr inbox_mutex;
   sg4::ConditionVariablePtr delivered;
+  void open_inbox() {
+    if (!inbox_mutex) inbox_mutex = sg4::Mutex::create(), delivered = sg4::ConditionVariable::create();
+  }
   RunSummary summary;
   bool target_reached = false;
   bool over_budget = false;
@@ -241,31 +244,30 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
 
 void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(from, to, model.payload_bytes()); }
 
-void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
-  if (&from == &to) return;  // nothing crosses a network
+void Federation::check_route(const Node& from, const Node& to) const {
   check_alone(from), check_alone(to);
   if (world_.scenario.timing.cohorts && !from.is_server() && !to.is_server())
     throw world_.scenario.error_at("timing.cohorts", "cohorts model traffic to and from the server only; '" +
                                                          from.name() + "' sent to '" + to.name() + "'");
+}
+
+void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
+  if (&from == &to) return;  // nothing crosses a network
+  check_route(from, to);
   const double start = now();
   sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
   record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_now()}, &from, &to);
 }
 
 void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
-  check_alone(from), check_alone(to);
-  if (world_.scenario.timing.cohorts)
-    throw world_.scenario.error_at("timing.cohorts", "cohorts model traffic to and from the server only; '" +
-                                                         from.name() + "' sent to '" + to.name() + "'");
-  auto& im = *impl_;
-  if (!im.inbox_mutex) im.inbox_mutex = sg4::Mutex::create(), im.delivered = sg4::ConditionVariable::create();
-  // A courier actor on the sender's host carries the transfer, so the sender goes on at once.
+  check_route(from, to);  // here, where an input error reaches the caller
+  impl_->open_inbox();
+  // A courier actor on the sender's host carries the transfer, counted toward `round`, so the
+  // sender goes on at once.
   sg4::Actor::create(from.name() + "/post-r" + std::to_string(round), from.host(),
                      [this, &from, &to, round, model = std::move(model)]() mutable {
-    const int64_t bytes = model.payload_bytes();
-    const double start = now();
-    sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
-    record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round}, &from, &to);
+    enter_round(round);
+    send(from, to, model);
     std::unique_lock lock(*impl_->inbox_mutex);
     impl_->inbox.insert_or_assign({to.id(), round}, std::move(model));
     impl_->delivered->notify_all();
@@ -274,7 +276,7 @@ void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
 
 std::optional<Model> Federation::collect(Hospital& at, int round) {
   auto& im = *impl_;
-  if (!im.inbox_mutex) im.inbox_mutex = sg4::Mutex::create(), im.delivered = sg4::ConditionVariable::create();
+  im.open_inbox();
   std::unique_lock lock(*im.inbox_mutex);
   const std::pair<int, int> key{at.id(), round};
   im.delivered->wait(lock, [&] { return im.stopping || im.inbox.count(key); });

@@ -243,6 +243,8 @@ class Federation {
   // Hospitals a node's activity stands for: its cohort's size while it acts for the cohort.
   int64_t multiplicity(const Node* node) const;
   void check_alone(const Node& node) const;
+  // A transfer the platform can carry: no cohort acting alone, no peer-to-peer with cohorts.
+  void check_route(const Node& from, const Node& to) const;
   void record(const Activity& a, const Node* from, const Node* to);
   struct Scores;  // one round's evaluation (federation.cpp)
   void report_round(int round, const Scores& scores);
