@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
+
+#include <unistd.h>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_keys.hpp"
+#include "sim/sweep.hpp"
 
 namespace fedgrid {
 namespace {
@@ -26,8 +30,10 @@ constexpr const char* kUsage = R"(usage:
   fedgrid validate SCENARIO [--set key.path=value ...]           check a scenario, run nothing
   fedgrid list algorithms|models|datasets|tiers|keys
   fedgrid compare RUN_DIR [RUN_DIR ...]                           summaries of finished runs side by side
+  fedgrid sweep SWEEP.yaml [--jobs N] [--out DIR]                 run a grid of scenarios (under mpirun: over ranks)
 options: --log-level trace|debug|info|warn|error|off (default: info)
 exit codes: 0 success, 2 bad input (scenario, data, command line), 1 internal failure
+            (sweep: 1 also when a cell failed; sweep.csv says which and why)
 )";
 
 struct UsageError : std::runtime_error {
@@ -39,7 +45,20 @@ struct Args {
   std::vector<std::string> positional, overrides;
   std::optional<std::string> out;
   std::string log_level = "info";
+  int jobs = 1;
 };
+
+int positive_int(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  int n = 0;
+  try {
+    n = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || n < 1) throw UsageError(flag + " needs a positive integer, got '" + text + "'");
+  return n;
+}
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -53,6 +72,7 @@ Args parse(int argc, char** argv) {
     else if (arg.rfind("--set=", 0) == 0) a.overrides.push_back(arg.substr(6));
     else if (arg == "--out") a.out = value(arg);
     else if (arg == "--log-level") a.log_level = value(arg);
+    else if (arg == "--jobs") a.jobs = positive_int(arg, value(arg));
     else if (arg == "-h" || arg == "--help") a.command = "help";
     else if (arg == "--version") a.command = "version";
     else if (arg.rfind("--", 0) == 0) throw UsageError("unknown option " + arg);
@@ -105,6 +125,22 @@ int list(const Args& a) {
   return 0;
 }
 
+int sweep(const Args& a) {
+  if (a.positional.size() != 1) throw UsageError("sweep what? give one sweep file");
+  if (!a.overrides.empty()) throw UsageError("sweep takes no --set: put common overrides under `set:` in the sweep file");
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  if (!launched_by_mpi()) return sweep_command(a.positional[0], a.out, a.jobs, self.string(), *single_rank());
+  // Under mpirun: become the rank binary (same process, so the launcher keeps track of it).
+  const std::string rank_binary = (self.parent_path() / "fedgrid-sweep-rank").string();
+  std::vector<std::string> args{rank_binary, self.string(), a.positional[0], std::to_string(a.jobs)};
+  if (a.out) args.push_back(*a.out);
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  execv(rank_binary.c_str(), argv.data());
+  throw InputError(rank_binary, 0, "", "cannot start the MPI rank binary (was fedgrid built without libopenmpi-dev?)");
+}
+
 int dispatch(const Args& a) {
   if (a.command == "help" || a.command.empty()) {
     fmt::print("{}", kUsage);
@@ -120,6 +156,7 @@ int dispatch(const Args& a) {
     fmt::print("{}", compare_runs(a.positional));
     return 0;
   }
+  if (a.command == "sweep") return sweep(a);
   if (a.command == "validate") {
     Scenario s = scenario_from(a, true);
     check_scenario(s);

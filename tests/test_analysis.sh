@@ -1,14 +1,59 @@
 #!/usr/bin/env bash
-# Runs a tiny real simulation and the plotting script on it; the PNGs must appear.
+# Runs tiny real simulations and the analysis scripts on them: the PNGs must appear, report.md
+# must name only files that exist, and a bad target must be exit 2 without a traceback.
 set -euo pipefail
 fedgrid=$1
-src=$2
+src=$(cd "$2" && pwd)
+py=/usr/bin/python3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$fedgrid" run "$src/scenarios/quickstart.yaml" --out "$dir/run" --log-level warn \
-  --set data.dataset=synthetic --set model.arch=mlp --set stop.rounds=2 >/dev/null
-/usr/bin/python3 "$src/analysis/plot_run.py" "$dir/run" --out "$dir/plots"
-/usr/bin/python3 "$src/analysis/plot_timeline.py" "$dir/run" --rounds 1:2 --out "$dir/plots/timeline.png"
+for algorithm in fedavg fedseq; do
+  "$fedgrid" run "$src/scenarios/quickstart.yaml" --out "$dir/$algorithm" --log-level warn \
+    --set data.dataset=synthetic --set model.arch=mlp --set stop.rounds=2 \
+    --set algorithm.name=$algorithm >/dev/null
+done
+
+$py "$src/analysis/plot_run.py" "$dir/fedavg" --out "$dir/plots"
+$py "$src/analysis/plot_timeline.py" "$dir/fedavg" --rounds 1:2 --out "$dir/plots/timeline.png"
 for f in accuracy_vs_time.png accuracy_vs_round.png bytes_per_round.png timeline.png; do
   test -s "$dir/plots/$f" || { echo "missing $f"; exit 1; }
 done
+
+# check_report DIR MIN_FIGURES: report.md embeds at least MIN_FIGURES images, all non-empty.
+check_report() {
+  test -s "$1/report.md" || { echo "missing $1/report.md"; exit 1; }
+  local count=0
+  for f in $(sed -n 's/^!\[.*\](\(.*\.png\))$/\1/p' "$1/report.md"); do
+    test -s "$1/$f" || { echo "$1/report.md names $f, which is missing or empty"; exit 1; }
+    count=$((count + 1))
+  done
+  [ "$count" -ge "$2" ] || { echo "$1/report.md embeds $count figures, expected at least $2"; exit 1; }
+}
+$py "$src/analysis/report.py" "$dir/fedavg" >/dev/null
+check_report "$dir/fedavg/report" 6
+$py "$src/analysis/report.py" "$dir/fedavg" "$dir/fedseq" --out "$dir/both" >/dev/null
+check_report "$dir/both" 8
+
+# A real sweep (2 algorithms x 2 weak uplinks, 1 round): a figure per axis and the table.
+cat >"$dir/sweep.yaml" <<EOF
+name: tiny
+base: $src/scenarios/quickstart.yaml
+set: {data.dataset: synthetic, model.arch: mlp, stop.rounds: 1, output.trace: false}
+axes:
+  - {key: algorithm.name, values: [fedavg, fedseq]}
+  - {key: platform.hospitals.0.uplink_bps, name: weak_uplink_bps, values: [10e6, 1e9]}
+EOF
+"$fedgrid" sweep "$dir/sweep.yaml" --out "$dir/sweep" --jobs 2 >/dev/null 2>&1
+$py "$src/analysis/report.py" "$dir/sweep" >/dev/null
+check_report "$dir/sweep/report" 4
+test -s "$dir/sweep/report/sweep_weak_uplink_bps_sim_time_s.png" || { echo "missing the uplink axis figure"; exit 1; }
+grep -q "| fedseq | 1e9 |" "$dir/sweep/report/report.md" || { echo "report.md lacks the sweep table"; exit 1; }
+
+# Bad input: exit 2 and a message, never a traceback.
+for target in "$dir/no-such-run" "$dir/plots"; do
+  rc=0
+  $py "$src/analysis/report.py" "$target" --out "$dir/bad" 2>"$dir/stderr" >/dev/null || rc=$?
+  [ "$rc" -eq 2 ] || { echo "report.py $target: exit $rc, expected 2"; exit 1; }
+  if grep -q Traceback "$dir/stderr"; then cat "$dir/stderr"; exit 1; fi
+done
+echo "analysis OK"
