@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "sim/input_error.hpp"
+#include "sim/run.hpp"
+#include "sim/scenario.hpp"
 #include "sim/sweep_cell.hpp"
 #include "sim/sweep_plan.hpp"
 #include "sim/sweep_table.hpp"
@@ -65,6 +67,16 @@ TEST(Sweep, SeedDefaultsToTheBaseScenarios) {
   EXPECT_EQ(plan.out, "results/sweeps/sweep");
   EXPECT_EQ(plan.seeds, std::vector<uint64_t>{7});
   EXPECT_EQ(plan.cells().size(), 2u);
+}
+
+TEST(Sweep, ShippedSweepsAreValidInEveryCell) {
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/scenarios/sweeps")) {
+    const SweepPlan plan = load_sweep(entry.path().string(), test::temp_dir("shipped"));
+    for (const auto& cell : plan.cells()) EXPECT_NO_THROW(check_scenario(load_scenario(plan.base, cell.overrides))) << cell.dir;
+    ++files;
+  }
+  EXPECT_GE(files, 2u);
 }
 
 // Bad sweep files: exit 2 before any cell runs, naming the file, line and key.
