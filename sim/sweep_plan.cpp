@@ -132,7 +132,7 @@ class SweepReader {
                          "; `fedgrid list keys` lists them");
     }
     if (key == "seed") fail(n, where, "the seed is swept with `seeds`, not as a key");
-    if (key == "output.dir" || key.rfind("output.dir", 0) == 0) fail(n, where, "each cell's output folder is set by the sweep");
+    if (key.rfind("output.dir", 0) == 0) fail(n, where, "each cell's output folder is set by the sweep");
     if (!used.insert(key).second) fail(n, where, "'" + key + "' is set twice in this sweep");
     return key;
   }
