@@ -3,7 +3,7 @@
 // models, and what it costs on the server.
 #include <vector>
 
-#include "sim/model.hpp"
+#include "sim/core/model.hpp"
 
 namespace fedgrid::algorithms {
 

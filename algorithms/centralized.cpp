@@ -2,7 +2,8 @@
 // once, and the server trains one model on the pool. The upper bound on accuracy; its cost
 // is the upload of raw data (uint8 pixels + label) and training at the server's speed.
 #include "algorithms/registry.hpp"
-#include "sim/federation.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -19,7 +20,7 @@ class Centralized : public Algorithm {
           fed.send_bytes(h, fed.server(), h.raw_data_bytes());
           return 0;
         });
-      model = fed.train_on_server(model, pool, sc.training.local_epochs).model;
+      model = fed.train_on_server(model, pool, PlainTraining(sc.training.local_epochs)).model;
       fed.end_round(round, model);
     }
   }
@@ -27,6 +28,9 @@ class Centralized : public Algorithm {
 
 }  // namespace
 
-std::unique_ptr<Algorithm> make_centralized() { return std::make_unique<Centralized>(); }
+std::vector<AlgorithmInfo> centralized_algorithms() {
+  return {{"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)",
+           [] { return std::make_unique<Centralized>(); }}};
+}
 
 }  // namespace fedgrid::algorithms

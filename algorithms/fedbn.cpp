@@ -6,8 +6,10 @@
 // own (scored on its own test split, and on every split as the global test). A model without
 // batch norm makes FedBN FedAvg.
 #include "algorithms/aggregation.hpp"
+#include "algorithms/fedavg.hpp"
 #include "algorithms/registry.hpp"
-#include "sim/federation.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -16,6 +18,7 @@ class FedBn : public Algorithm {
  public:
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
+    const FedAvgSettings settings = fedavg_keys().read(sc);
     Model global = fed.init_model();
     shared_ = shared_values(global.spec);
     int64_t shared_count = 0;
@@ -23,9 +26,9 @@ class FedBn : public Algorithm {
     const int64_t bytes = shared_count * 4 + models::kPayloadHeaderBytes;  // the message carries only these
     std::vector<Model> local(fed.hospitals().size(), global);
     for (int round = 1; !fed.done(round); ++round) {
-      auto updates = fed.parallel(fed.select(sc.algorithm.fraction, round), [&](Hospital& h) {
+      auto updates = fed.parallel(fed.select(settings.fraction, round), [&](Hospital& h) {
         fed.send_bytes(fed.server(), h, bytes);
-        Update u = h.train(with_shared(local[size_t(h.id())], global), sc.training.local_epochs);
+        Update u = h.train(with_shared(local[size_t(h.id())], global), PlainTraining(sc.training.local_epochs));
         fed.send_bytes(h, fed.server(), bytes);
         return u;
       });
@@ -56,6 +59,9 @@ class FedBn : public Algorithm {
 
 }  // namespace
 
-std::unique_ptr<Algorithm> make_fedbn() { return std::make_unique<FedBn>(); }
+std::vector<AlgorithmInfo> fedbn_algorithms() {
+  return {{"fedbn", "FedBN (Li et al. 2021): FedAvg that leaves batch-norm layers local",
+           [] { return std::make_unique<FedBn>(); }, AlgorithmInfo::Models::Shared, false, fedavg_keys().declarations()}};
+}
 
 }  // namespace fedgrid::algorithms

@@ -11,24 +11,36 @@
 // model starts where the first hop of round 1 is (its initial weights come from the shared
 // seed: no transfer).
 #include "algorithms/registry.hpp"
-#include "sim/federation.hpp"
+#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
+
+struct FedSeqSettings {
+  std::string order = "fixed";
+};
+const KeySet<FedSeqSettings>& fedseq_keys() {
+  static const auto keys = KeySet<FedSeqSettings>().add(
+      "order", &FedSeqSettings::order, "fixed", "fedseq, fedcross: relay order each round: fixed (by id) | random",
+      {.allowed = {"fixed", "random"}});
+  return keys;
+}
 
 class FedSeq : public Algorithm {
  public:
   explicit FedSeq(bool peer_to_peer) : peer_to_peer_(peer_to_peer) {}
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
-    const Ordering ordering = sc.algorithm.order == "random" ? Ordering::Random : Ordering::Fixed;
+    const Ordering ordering = fedseq_keys().read(sc).order == "random" ? Ordering::Random : Ordering::Fixed;
     Model model = fed.init_model();
     Hospital* holder = nullptr;  // FedCross: where the model is
     for (int round = 1; !fed.done(round); ++round) {
       for (Hospital* h : fed.order(round, ordering)) {
         if (!peer_to_peer_) fed.send(fed.server(), *h, model);
         else if (holder && holder != h) fed.send(*holder, *h, model);
-        model = h->train(model, sc.training.local_epochs).model;
+        model = h->train(model, PlainTraining(sc.training.local_epochs)).model;
         if (!peer_to_peer_) fed.send(*h, fed.server(), model);
         holder = h;
       }
@@ -42,7 +54,12 @@ class FedSeq : public Algorithm {
 
 }  // namespace
 
-std::unique_ptr<Algorithm> make_fedseq() { return std::make_unique<FedSeq>(false); }
-std::unique_ptr<Algorithm> make_fedcross() { return std::make_unique<FedSeq>(true); }
+std::vector<AlgorithmInfo> fedseq_algorithms() {
+  const auto keys = fedseq_keys().declarations();
+  return {{"fedseq", "FedSeq: one model relayed through the server, hospital by hospital",
+           [] { return std::make_unique<FedSeq>(false); }, AlgorithmInfo::Models::Shared, false, keys},
+          {"fedcross", "FedCross (Xu et al.): one model relayed hospital to hospital peer to peer, no server",
+           [] { return std::make_unique<FedSeq>(true); }, AlgorithmInfo::Models::Shared, false, keys}};
+}
 
 }  // namespace fedgrid::algorithms

@@ -22,8 +22,9 @@
 
 #include "algorithms/registry.hpp"
 #include "algorithms/submodel.hpp"
-#include "sim/federation.hpp"
-#include "sim/input_error.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/jobs/plain_training.hpp"
+#include "sim/core/input_error.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -54,7 +55,7 @@ class SubModelRounds : public Algorithm {
       auto updates = fed.parallel(hospitals, [&](Hospital& h) {
         const Model& mine = sub.at(h.tier());
         fed.send(fed.server(), h, mine);
-        Update u = h.train(mine, sc.training.local_epochs);
+        Update u = h.train(mine, PlainTraining(sc.training.local_epochs));
         fed.send(h, fed.server(), u.model);
         return u;
       });
@@ -75,7 +76,11 @@ class SubModelRounds : public Algorithm {
 
 }  // namespace
 
-std::unique_ptr<Algorithm> make_heterofl() { return std::make_unique<SubModelRounds>(false); }
-std::unique_ptr<Algorithm> make_fedrolex() { return std::make_unique<SubModelRounds>(true); }
+std::vector<AlgorithmInfo> heterofl_algorithms() {
+  return {{"heterofl", "HeteroFL (Diao et al. 2021): each tier trains the first ceil(r*K) channels of the wide model (model.<tier>), per-value averaging",
+           [] { return std::make_unique<SubModelRounds>(false); }, AlgorithmInfo::Models::PerTier},
+          {"fedrolex", "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round",
+           [] { return std::make_unique<SubModelRounds>(true); }, AlgorithmInfo::Models::PerTier}};
+}
 
 }  // namespace fedgrid::algorithms

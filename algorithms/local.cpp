@@ -2,7 +2,8 @@
 // communicates. The lower bound every federated method must beat. Evaluated per hospital on
 // its own test split.
 #include "algorithms/registry.hpp"
-#include "sim/federation.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -15,7 +16,7 @@ class Local : public Algorithm {
     for (Hospital* h : fed.hospitals()) models.push_back(fed.init_hospital_model(*h));
     for (int round = 1; !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
-        return h.train(models[size_t(h.id())], sc.training.local_epochs);
+        return h.train(models[size_t(h.id())], PlainTraining(sc.training.local_epochs));
       });
       for (auto& u : updates) models[size_t(u.hospital)] = std::move(u.model);
       fed.end_round(round, models);
@@ -25,6 +26,9 @@ class Local : public Algorithm {
 
 }  // namespace
 
-std::unique_ptr<Algorithm> make_local() { return std::make_unique<Local>(); }
+std::vector<AlgorithmInfo> local_algorithms() {
+  return {{"local", "Local: every hospital trains its own model alone, no communication (lower bound)",
+           [] { return std::make_unique<Local>(); }, AlgorithmInfo::Models::PerHospital}};
+}
 
 }  // namespace fedgrid::algorithms

@@ -1,24 +1,44 @@
 #include "algorithms/registry.hpp"
 
+#include "sim/core/input_error.hpp"
+#include "sim/scenario/scenario.hpp"
+
 namespace fedgrid::algorithms {
 
+// One line per algorithm file: FILE(x) names `std::vector<AlgorithmInfo> x_algorithms()`,
+// defined in that file (a file may hold variants: fedseq and fedcross, heterofl and fedrolex).
+#define FEDGRID_ALGORITHM_FILES(FILE) \
+  FILE(fedavg)                        \
+  FILE(fedprox)                       \
+  FILE(unifed)                        \
+  FILE(fedseq)                        \
+  FILE(local)                         \
+  FILE(dynamicfl)                     \
+  FILE(heterofl)                      \
+  FILE(feddf)                         \
+  FILE(fedskd)                        \
+  FILE(fedbn)                         \
+  FILE(centralized)
+
+#define FEDGRID_DECLARE(x) std::vector<AlgorithmInfo> x##_algorithms();
+FEDGRID_ALGORITHM_FILES(FEDGRID_DECLARE)
+
 const std::vector<AlgorithmInfo>& registry() {
-  static const std::vector<AlgorithmInfo> all = {
-      {"fedavg", "FedAvg (McMahan et al. 2017): parallel rounds, sample-weighted averaging, client fraction", make_fedavg},
-      {"fedprox", "FedProx (Li et al. 2020): FedAvg with the proximal term (mu/2)||w - w_global||^2 in local training", make_fedprox},
-      {"unifed", "UniFed (Hassani & Rekik 2024): loss-slope ordered relay with validation-stopped visits, mixed with a server-trained model", make_unifed, AlgorithmInfo::Models::Shared, true},
-      {"fedseq", "FedSeq: one model relayed through the server, hospital by hospital", make_fedseq},
-      {"local", "Local: every hospital trains its own model alone, no communication (lower bound)", make_local, AlgorithmInfo::Models::PerHospital},
-      {"dynamicfl", "DynamicFL (Zhang et al. 2025): each tier grows its budget of convs into diverse-branch blocks, trains, folds back exactly; plain-model averaging", make_dynamicfl, AlgorithmInfo::Models::Shared, true},
-      {"heterofl", "HeteroFL (Diao et al. 2021): each tier trains the first ceil(r*K) channels of the wide model (model.<tier>), per-value averaging", make_heterofl, AlgorithmInfo::Models::PerTier},
-      {"fedrolex", "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round", make_fedrolex, AlgorithmInfo::Models::PerTier},
-      {"feddf", "FedDF (Lin et al. 2020): per-architecture FedAvg, then the ensemble of all client models distilled into each on the server's unlabelled data", make_feddf, AlgorithmInfo::Models::PerTier},
-      {"fedskd", "FedSKD (Weng et al. 2025): serverless; each round a permutation sends copies of hospitals' models peer to peer, each trains its own with the received one by similarity distillation", make_fedskd, AlgorithmInfo::Models::PerHospital},
-      {"fedcross", "FedCross (Xu et al.): one model relayed hospital to hospital peer to peer, no server", make_fedcross},
-      {"fedbn", "FedBN (Li et al. 2021): FedAvg that leaves batch-norm layers local", make_fedbn},
-      {"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)", make_centralized},
-  };
+  static const std::vector<AlgorithmInfo> all = [] {
+    std::vector<AlgorithmInfo> out;
+#define FEDGRID_APPEND(x) for (auto& a : x##_algorithms()) out.push_back(std::move(a));
+    FEDGRID_ALGORITHM_FILES(FEDGRID_APPEND)
+    return out;
+  }();
   return all;
+}
+
+void install_algorithm_keys() {
+  static const bool installed = [] {
+    for (const auto& a : registry()) install_keys(a.keys);
+    return true;
+  }();
+  (void)installed;
 }
 
 const AlgorithmInfo* find_algorithm(const std::string& name) {
@@ -31,6 +51,30 @@ std::string algorithm_names() {
   std::string s;
   for (const auto& a : registry()) s += (s.empty() ? "" : ", ") + a.name;
   return s;
+}
+
+void check_algorithm(const Scenario& s) {
+  const auto* algorithm = find_algorithm(s.algorithm.name);
+  if (!algorithm)
+    throw s.error_at("algorithm.name", "unknown algorithm '" + s.algorithm.name + "' (known: " + algorithm_names() + ")");
+  using Models = AlgorithmInfo::Models;
+  if (!s.model.tiers.empty() && algorithm->models == Models::Shared)
+    throw s.error_at("model." + s.model.tiers.begin()->first,
+                     "algorithm '" + s.algorithm.name + "' trains one model for every hospital; per-tier models need "
+                     "heterofl, fedrolex, feddf, local or fedskd");
+  for (size_t g = 0; g < s.platform.hospitals.size(); ++g)
+    if (s.platform.hospitals[g].model && algorithm->models != Models::PerHospital)
+      throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model",
+                       "algorithm '" + s.algorithm.name + "' does not keep a model per hospital; per-hospital models "
+                       "need local or fedskd");
+  if (s.training.local_steps > 0 && algorithm->counts_epochs)
+    throw s.error_at("training.local_steps", "algorithm '" + s.algorithm.name +
+                                                 "' sizes its local training in epochs itself: use training.local_epochs");
+}
+
+RunSummary run_algorithm(const Scenario& s, const RunOptions& options) {
+  check_algorithm(s);
+  return run_scenario(s, options, [&](Federation& fed) { find_algorithm(s.algorithm.name)->make()->run(fed); });
 }
 
 }  // namespace fedgrid::algorithms

@@ -1,9 +1,13 @@
 #pragma once
-// Algorithms by name. A new algorithm is one file plus one line in registry.cpp.
+// Algorithms by name. A new algorithm is one file (or folder) that defines its entries, plus
+// one line in registry.cpp; its keys are declared in its own file (sim/scenario/algorithm_keys.hpp).
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "sim/engine/run.hpp"
+#include "sim/scenario/key_table.hpp"
 
 namespace fedgrid {
 class Federation;
@@ -24,25 +28,21 @@ struct AlgorithmInfo {
   // or also one per hospital group (platform.hospitals[].model).
   enum class Models { Shared, PerTier, PerHospital } models = Models::Shared;
   bool counts_epochs = false;  // sizes local work in epochs itself (rejects training.local_steps)
+  std::vector<KeyDecl> keys = {};  // its own algorithm.* keys (KeySet::declarations())
 };
 
 const std::vector<AlgorithmInfo>& registry();
 const AlgorithmInfo* find_algorithm(const std::string& name);
 std::string algorithm_names();
+// Puts every algorithm's own keys into the scenario key table; call once before reading a
+// scenario (the command line does, and the tests' main).
+void install_algorithm_keys();
 
-// Factories, defined in each algorithm's file.
-std::unique_ptr<Algorithm> make_fedavg();
-std::unique_ptr<Algorithm> make_fedprox();
-std::unique_ptr<Algorithm> make_unifed();
-std::unique_ptr<Algorithm> make_fedseq();
-std::unique_ptr<Algorithm> make_local();
-std::unique_ptr<Algorithm> make_centralized();
-std::unique_ptr<Algorithm> make_heterofl();
-std::unique_ptr<Algorithm> make_dynamicfl();
-std::unique_ptr<Algorithm> make_feddf();
-std::unique_ptr<Algorithm> make_fedrolex();
-std::unique_ptr<Algorithm> make_fedskd();
-std::unique_ptr<Algorithm> make_fedcross();
-std::unique_ptr<Algorithm> make_fedbn();
+// What the scenario's algorithm needs of it: that it exists, the models it may give (shared,
+// per tier, per hospital), local_steps only where the algorithm sizes work in mini-batches.
+// Throws InputError naming the key.
+void check_algorithm(const Scenario& scenario);
+// Checks the scenario (check_algorithm, then check_scenario) and runs it with its algorithm.
+RunSummary run_algorithm(const Scenario& scenario, const RunOptions& options = {});
 
 }  // namespace fedgrid::algorithms

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
-#include "sim/model.hpp"
+#include "sim/core/model.hpp"
 
 namespace fedgrid::algorithms {
 

@@ -15,7 +15,7 @@
 #include "data/rng.hpp"
 #include "data/sources.hpp"
 #include "models/nets.hpp"
-#include "sim/seed_streams.hpp"
+#include "sim/core/seed_streams.hpp"
 
 using namespace fedgrid;
 

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <set>
 
-#include "sim/input_error.hpp"
+#include "platforms/platform_error.hpp"
 
 namespace fedgrid::platforms {
 
 std::vector<RosterEntry> read_roster(const std::string& file) {
-  if (!std::filesystem::exists(file)) throw InputError(file, 0, "platform.roster", "roster file not found");
+  if (!std::filesystem::exists(file)) throw PlatformError(file, 0, "platform.roster", "roster file not found");
   std::vector<RosterEntry> rows;
   std::set<std::string> names;
   try {
@@ -20,15 +20,15 @@ std::vector<RosterEntry> read_roster(const std::string& file) {
     in.read_header(io::ignore_missing_column, "name", "tier", "speed_flops", "uplink_bps", "downlink_bps",
                    "latency_s");
     for (const char* required : {"name", "tier"})
-      if (!in.has_column(required)) throw InputError(file, 1, required, "required column is missing");
+      if (!in.has_column(required)) throw PlatformError(file, 1, required, "required column is missing");
     std::string name, tier, cells[4];
     const char* columns[4] = {"speed_flops", "uplink_bps", "downlink_bps", "latency_s"};
     while (in.read_row(name, tier, cells[0], cells[1], cells[2], cells[3])) {
       const int line = int(in.get_file_line());
       RosterEntry e{name, tier, {}, {}, {}, {}, line};
-      if (name.empty()) throw InputError(file, line, "name", "empty hospital name");
-      if (tier.empty()) throw InputError(file, line, "tier", "empty tier");
-      if (!names.insert(name).second) throw InputError(file, line, "name", "duplicate hospital name '" + name + "'");
+      if (name.empty()) throw PlatformError(file, line, "name", "empty hospital name");
+      if (tier.empty()) throw PlatformError(file, line, "tier", "empty tier");
+      if (!names.insert(name).second) throw PlatformError(file, line, "name", "duplicate hospital name '" + name + "'");
       std::optional<double>* slots[4] = {&e.speed_flops, &e.uplink_bps, &e.downlink_bps, &e.latency_s};
       for (int c = 0; c < 4; ++c) {
         if (cells[c].empty()) continue;
@@ -39,16 +39,16 @@ std::vector<RosterEntry> read_roster(const std::string& file) {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != cells[c].size()) throw InputError(file, line, columns[c], "expected a number, got '" + cells[c] + "'");
-        if (v < 0 || (c < 3 && v == 0)) throw InputError(file, line, columns[c], "must be positive, got " + cells[c]);
+        if (used != cells[c].size()) throw PlatformError(file, line, columns[c], "expected a number, got '" + cells[c] + "'");
+        if (v < 0 || (c < 3 && v == 0)) throw PlatformError(file, line, columns[c], "must be positive, got " + cells[c]);
         *slots[c] = v;
       }
       rows.push_back(e);
     }
   } catch (const io::error::base& e) {
-    throw InputError(file, 0, "", e.what());
+    throw PlatformError(file, 0, "", e.what());
   }
-  if (rows.empty()) throw InputError(file, 0, "platform.roster", "roster has no hospitals");
+  if (rows.empty()) throw PlatformError(file, 0, "platform.roster", "roster has no hospitals");
   return rows;
 }
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "sim/input_error.hpp"
+#include "platforms/platform_error.hpp"
 
 namespace fedgrid::platforms {
 
@@ -21,15 +21,15 @@ std::string TierCatalog::names() const {
 }
 
 TierCatalog load_tier_catalog(const std::string& file) {
-  if (!std::filesystem::exists(file)) throw InputError(file, 0, "platform.tiers", "tier catalog not found");
+  if (!std::filesystem::exists(file)) throw PlatformError(file, 0, "platform.tiers", "tier catalog not found");
   YAML::Node root;
   try {
     root = YAML::LoadFile(file);
   } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+    throw PlatformError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
   }
   const YAML::Node tiers = root["tiers"];
-  if (!tiers || !tiers.IsMap()) throw InputError(file, 1, "tiers", "expected a mapping of tier names");
+  if (!tiers || !tiers.IsMap()) throw PlatformError(file, 1, "tiers", "expected a mapping of tier names");
   TierCatalog catalog{file, {}};
   for (auto it = tiers.begin(); it != tiers.end(); ++it) {
     Tier t;
@@ -38,15 +38,15 @@ TierCatalog load_tier_catalog(const std::string& file) {
     const int line = it->first.Mark().line + 1;
     auto number = [&](const char* key, bool positive) {
       const std::string where = "tiers." + t.name + "." + key;
-      if (!n[key]) throw InputError(file, line, where, "missing");
+      if (!n[key]) throw PlatformError(file, line, where, "missing");
       double v;
       try {
         v = n[key].as<double>();
       } catch (const YAML::Exception&) {
-        throw InputError(file, n[key].Mark().line + 1, where, "expected a number");
+        throw PlatformError(file, n[key].Mark().line + 1, where, "expected a number");
       }
       if (v < 0 || (positive && v == 0))
-        throw InputError(file, n[key].Mark().line + 1, where, positive ? "must be > 0" : "must be >= 0");
+        throw PlatformError(file, n[key].Mark().line + 1, where, positive ? "must be > 0" : "must be >= 0");
       return v;
     };
     t.description = n["description"] ? n["description"].as<std::string>() : "";

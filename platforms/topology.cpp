@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "sim/input_error.hpp"
+#include "platforms/platform_error.hpp"
 
 namespace fedgrid::platforms {
 namespace sg4 = simgrid::s4u;
@@ -118,7 +118,7 @@ PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<M
     const size_t hosts = size_t(std::count_if(out.representative.begin(), out.representative.end(),
                                               [i = 0](int r) mutable { return r == i++; }));
     if (hosts > kMaxCohortHosts)
-      throw InputError("timing.cohorts", 0, "timing.cohorts",
+      throw PlatformError("timing.cohorts", 0, "timing.cohorts",
                        std::to_string(hosts) + " distinct hospitals (tier, overrides and sample count) make " +
                            std::to_string(hosts) + " cohorts, more than " + std::to_string(kMaxCohortHosts) +
                            ": cohorts pay off when many hospitals are identical (e.g. data.samples_per_hospital)");
@@ -138,21 +138,21 @@ PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<M
 }
 
 PlatformHosts load_xml_platform(const std::string& xml, const std::string& server_host, const TierCatalog& tiers) {
-  if (!std::filesystem::exists(xml)) throw InputError(xml, 0, "platform.xml", "platform file not found");
+  if (!std::filesystem::exists(xml)) throw PlatformError(xml, 0, "platform.xml", "platform file not found");
   auto* engine = sg4::Engine::get_instance();
   try {
     engine->load_platform(xml);
   } catch (const std::exception& e) {
-    throw InputError(xml, 0, "platform.xml", std::string("SimGrid cannot load it: ") + e.what());
+    throw PlatformError(xml, 0, "platform.xml", std::string("SimGrid cannot load it: ") + e.what());
   }
   PlatformHosts out;
   out.server = engine->host_by_name_or_null(server_host);
-  if (!out.server) throw InputError(xml, 0, "platform.server.host", "no host named '" + server_host + "' in the XML");
+  if (!out.server) throw PlatformError(xml, 0, "platform.server.host", "no host named '" + server_host + "' in the XML");
   auto describe = [&](sg4::Host* h) {
     const char* tier = h->get_property("tier");
-    if (!tier) throw InputError(xml, 0, "tier", "host '" + h->get_name() + "' has no 'tier' property");
+    if (!tier) throw PlatformError(xml, 0, "tier", "host '" + h->get_name() + "' has no 'tier' property");
     const Tier* t = tiers.find(tier);
-    if (!t) throw InputError(xml, 0, "tier", "host '" + h->get_name() + "': unknown tier '" + tier + "' (known: " + tiers.names() + ")");
+    if (!t) throw PlatformError(xml, 0, "tier", "host '" + h->get_name() + "': unknown tier '" + tier + "' (known: " + tiers.names() + ")");
     MachineSpec m = machine_from_tier(h->get_cname(), *t);
     m.speed_flops = h->get_speed();
     if (!h->get_property("wattage_per_state")) set_power(h, m.power_idle_w, m.power_max_w);
@@ -166,7 +166,7 @@ PlatformHosts load_xml_platform(const std::string& xml, const std::string& serve
     out.hospitals.push_back(h);
     out.hospital_specs.push_back(describe(h));
   }
-  if (out.hospitals.empty()) throw InputError(xml, 0, "platform.xml", "the platform has no hospital hosts");
+  if (out.hospitals.empty()) throw PlatformError(xml, 0, "platform.xml", "the platform has no hospital hosts");
   for (size_t i = 0; i < out.hospitals.size(); ++i) out.representative.push_back(int(i));
   out.cohort_size.assign(out.hospitals.size(), 1);
   return out;

@@ -1,7 +1,7 @@
 // The command line's contract: exit codes 0/1/2, and bad input named by file, line and key.
 #include <gtest/gtest.h>
 
-#include "sim/trainer.hpp"
+#include "sim/jobs/compute.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

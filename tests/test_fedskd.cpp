@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/metrics.hpp"
-#include "sim/trainer.hpp"
+#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/compute.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

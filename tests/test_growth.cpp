@@ -9,7 +9,8 @@
 #include "models/growth.hpp"
 #include "models/model_spec.hpp"
 #include "models/nets.hpp"
-#include "sim/trainer.hpp"
+#include "algorithms/dynamicfl/growth_job.hpp"
+#include "sim/jobs/compute.hpp"
 
 namespace fedgrid::models {
 namespace {
@@ -124,12 +125,14 @@ TEST(Growth, DecreasePathGrowsWhatLastRoundsSalienceRanksFirst) {
   data::Indices all(48);
   for (int i = 0; i < 48; ++i) all[size_t(i)] = i;
   const auto weights = initial_weights(spec, 1);
-  TrainJob job{spec, &weights, &d, &all, 2, 16, {"sgd", 0.01, 0.0, 0.0}, 9};
-  job.reparam = ReparamPlan{1, {0.1, 0.7}, 2, 3};  // site 1 ranks first
-  const TrainOutcome out = run_training(job);
-  EXPECT_EQ(out.grown, std::vector<int>{1});
+  const fedgrid::Model model{spec, weights};
+  const data::Indices none;
+  JobInput job{&model, &d, &all, &none, 16, 0, {"sgd", 0.01, 0.0, 0.0}, 9};
+  algorithms::GrowthTraining growth(spec, 2, {1, {0.1, 0.7}, 2, 3});  // site 1 ranks first
+  const TrainOutcome out = growth.run(job);
+  EXPECT_EQ(growth.grown(), std::vector<int>{1});
   EXPECT_EQ(out.epochs, 2);
-  EXPECT_EQ(out.salience.size(), 2u);
+  EXPECT_EQ(growth.salience().size(), 2u);
   EXPECT_EQ(int64_t(out.weights.size()), model_cost(spec).state_values);
 }
 

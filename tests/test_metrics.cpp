@@ -1,7 +1,7 @@
 // Macro metrics against a confusion matrix worked by hand.
 #include <gtest/gtest.h>
 
-#include "sim/metrics.hpp"
+#include "sim/jobs/metrics.hpp"
 
 namespace fedgrid {
 namespace {

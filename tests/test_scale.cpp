@@ -2,8 +2,8 @@
 // and cohort representatives against one flow per hospital.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
-#include "sim/surrogate.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/engine/surrogate.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

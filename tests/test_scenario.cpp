@@ -1,9 +1,10 @@
 // Scenario loading and validation: every error names the file, the line and the key.
 #include <gtest/gtest.h>
 
-#include "sim/input_error.hpp"
-#include "sim/run.hpp"
-#include "sim/scenario.hpp"
+#include "sim/core/input_error.hpp"
+#include "algorithms/registry.hpp"
+#include "sim/engine/run.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {
@@ -12,6 +13,7 @@ namespace {
 InputProblem first_problem(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   try {
     Scenario s = load_scenario_text(yaml, "x.yaml", overrides);
+    algorithms::check_algorithm(s);
     check_scenario(s);
   } catch (const InputError& e) {
     return e.problems().front();

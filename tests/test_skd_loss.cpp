@@ -4,8 +4,8 @@
 #include <torch/torch.h>
 
 #include "models/nets.hpp"
-#include "sim/mutual_training.hpp"
-#include "sim/skd_loss.hpp"
+#include "algorithms/fedskd/mutual_job.hpp"
+#include "algorithms/fedskd/skd_loss.hpp"
 
 namespace fedgrid {
 namespace {
@@ -106,11 +106,12 @@ TEST(MutualTraining, HeterogeneousWidthsTrainAndDistil) {
   for (int64_t i = 0; i < 40; ++i) all[size_t(i)] = i;
   const models::ModelSpec wide{"resnet10", 3, 32, 32, 4}, narrow{"resnet10", 3, 32, 32, 4, 62.0 / 64};
   const std::vector<float> w_dam = initial_weights(narrow, 1), w_ktm = initial_weights(wide, 2);
+  const Model dam{narrow, w_dam}, ktm{wide, w_ktm};
+  const data::Indices none;
   auto job = [&](double gamma) {
-    TrainJob base;
-    base.spec = narrow, base.weights = &w_dam, base.dataset = &d, base.indices = &all;
-    base.batch_size = 8, base.optimizer = {"adam", 1e-3, 0, 0}, base.seed = 9, base.steps = 7;
-    return run_mutual_training({base, wide, &w_ktm, SkdPlan{gamma, true, true, {0, 1, 2, 3}}});
+    const JobInput input{&dam, &d, &all, &none, 8, 7, {"adam", 1e-3, 0, 0}, 9};
+    algorithms::MutualLearning mutual(ktm, algorithms::SkdPlan{gamma, true, true, {0, 1, 2, 3}}, 1);
+    return mutual.run(input);
   };
   const TrainOutcome distilled = job(100), plain = job(0);
   EXPECT_EQ(distilled.steps, 7);

@@ -4,12 +4,12 @@
 
 #include <filesystem>
 
-#include "sim/input_error.hpp"
-#include "sim/run.hpp"
-#include "sim/scenario.hpp"
-#include "sim/sweep_cell.hpp"
-#include "sim/sweep_plan.hpp"
-#include "sim/sweep_table.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/engine/run.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/sweep/sweep_cell.hpp"
+#include "sim/sweep/sweep_plan.hpp"
+#include "sim/sweep/sweep_table.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

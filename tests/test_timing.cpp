@@ -7,9 +7,10 @@
 #include <map>
 
 #include "algorithms/registry.hpp"
-#include "sim/federation.hpp"
-#include "sim/run.hpp"
-#include "sim/scenario.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/jobs/plain_training.hpp"
+#include "sim/engine/run.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {
@@ -93,7 +94,7 @@ TEST(Timing, ComputeIsFlopsOverSpeed) {
     Hospital& h = *fed.hospitals()[0];
     samples = h.train_samples();
     const double t0 = fed.now();
-    h.train(fed.init_model(), 2);
+    h.train(fed.init_model(), PlainTraining(2));
     elapsed = fed.now() - t0;
   });
   // Forward FLOPs per sample, 2 per multiply-add: 2*(144*200 + 200*200 + 200*10) = 141,600;
@@ -114,10 +115,10 @@ TEST(Timing, TwoActivitiesOnOneHostShareItsSpeed) {
     Hospital* h = fed.hospitals()[0];
     Model m = fed.init_model();
     double t0 = fed.now();
-    h->train(m, 1);
+    h->train(m, PlainTraining(1));
     alone = fed.now() - t0;
     t0 = fed.now();
-    fed.parallel(std::vector<Hospital*>{h, h}, [&](Hospital& x) { return x.train(m, 1).samples; });
+    fed.parallel(std::vector<Hospital*>{h, h}, [&](Hospital& x) { return x.train(m, PlainTraining(1)).samples; });
     together = fed.now() - t0;
   });
   EXPECT_GT(alone, 0);
@@ -158,7 +159,7 @@ TEST(Timing, AsCompletedHandsResultsOverInCompletionOrder) {
     for (auto* h : fed.hospitals()) samples.push_back(h->train_samples());
     Model m = fed.init_model();
     fed.as_completed(
-        fed.hospitals(), [&](Hospital& h) { return h.train(m, 1); },
+        fed.hospitals(), [&](Hospital& h) { return h.train(m, PlainTraining(1)); },
         [&](Hospital&, Update u) { seen.push_back({u.samples, fed.now()}); });
   });
   // Same speed everywhere: the smallest hospital finishes first, each result arrives the
@@ -183,7 +184,7 @@ TEST(Timing, CohortsHandEveryMemberItsResultWhenTheCohortFinishes) {
   run_scenario(s, {false}, [&](Federation& fed) {
     Model m = fed.init_model();
     fed.as_completed(
-        fed.hospitals(), [&](Hospital& h) { return h.train(m, 1); },
+        fed.hospitals(), [&](Hospital& h) { return h.train(m, PlainTraining(1)); },
         [&](Hospital& h, Update u) {
           EXPECT_EQ(u.hospital, h.id());
           seen.push_back({u.hospital, fed.now()});

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "algorithms/unifed_steps.hpp"
+#include "algorithms/unifed/unifed_steps.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

@@ -1,0 +1,24 @@
+#pragma once
+// FedAvg's rounds, for the variants that change one step of them (FedProx: the local work).
+#include "algorithms/registry.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/scenario/algorithm_keys.hpp"
+
+namespace fedgrid::algorithms {
+
+// algorithm.* keys of FedAvg (and of the variants that reuse its rounds).
+struct FedAvgSettings {
+  double fraction = 1;  // C: share of hospitals drawn each round
+};
+const KeySet<FedAvgSettings>& fedavg_keys();
+
+class FedAvg : public Algorithm {
+ public:
+  void run(Federation& fed) override;
+
+ protected:
+  // One hospital's local training of `global` this round (FedProx anchors it at `global`).
+  virtual Update train_locally(Federation& fed, Hospital& h, const Model& global);
+};
+
+}  // namespace fedgrid::algorithms

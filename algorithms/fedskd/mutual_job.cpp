@@ -1,0 +1,103 @@
+// FedSKD's step 2-4 at one hospital (spec 002 section 2.2): DAM and KTM see the same mini-batch
+// of the hospital's own data; L = CE(DAM) + gamma L_SKD + CE(KTM); the KTM's classifier is
+// frozen (step 3). Decisions (spec 002 section 8):
+// - one Adam (training.optimizer) over DAM + KTM feature extractor, fresh every job: no job in
+//   fedgrid carries optimiser state across rounds, so every algorithm is compared alike (8);
+// - no stop-gradient on either side of L_SKD: the paper's "two concurrent knowledge flows" (7);
+// - the KTM trains in train mode, its batch-norm statistics updated and then dropped (9).
+#include "algorithms/fedskd/mutual_job.hpp"
+
+#include <map>
+
+#include "algorithms/fedskd/skd_loss.hpp"
+#include "models/nets.hpp"
+#include "sim/jobs/epoch_loop.hpp"
+
+namespace fedgrid::algorithms {
+namespace {
+
+// The cached KTM's classifier is frozen only while the job runs.
+struct FrozenHead {
+  torch::nn::Linear head;
+  explicit FrozenHead(torch::nn::Linear h) : head(std::move(h)) {
+    for (auto& p : head->parameters()) p.requires_grad_(false);
+  }
+  ~FrozenHead() {
+    for (auto& p : head->parameters()) p.requires_grad_(true);
+  }
+};
+
+std::vector<torch::Tensor> pick(const std::vector<torch::Tensor>& taps, const std::vector<int>& layers) {
+  std::vector<torch::Tensor> out;
+  for (int l : layers) out.push_back(taps.at(size_t(l)));
+  return out;
+}
+
+}  // namespace
+
+TrainOutcome MutualLearning::run(const JobInput& job) {
+  using namespace jobs;
+  const auto& spec = job.model->spec;
+  models::Net& dam = cached_net(spec, job.device, 0);
+  models::Net& ktm = cached_net(ktm_.spec, job.device, 1);
+  models::load_state(dam, job.model->weights);
+  models::load_state(ktm, ktm_.weights);
+  dam.train(), ktm.train();
+  FrozenHead frozen(ktm.classifier);
+  std::vector<torch::Tensor> params = dam.parameters();
+  for (const auto& p : ktm.parameters())
+    if (p.requires_grad()) params.push_back(p);
+  auto optimizer = make_optimizer(std::move(params), job.optimizer);
+  const bool drop_single = models::batchnorm_on_1x1(spec) || models::batchnorm_on_1x1(ktm_.spec);
+  const skd::Levels levels{plan_.batch_level, plan_.pixel_level};
+  const bool distil = plan_.gamma != 0 && !plan_.layers.empty();
+  const int passes = job.local_steps
+                         ? passes_begun(int64_t(job.train->size()), job.batch_size, job.local_steps, drop_single)
+                         : epochs_;
+  TrainOutcome out = run_epochs(job, tensors_of(*job.dataset, job.device), *job.train,
+                                {passes, 0, job.local_steps, drop_single},
+                                [&](const torch::Tensor& x, const torch::Tensor& y, bool) {
+    optimizer->zero_grad();
+    std::vector<torch::Tensor> dam_taps, ktm_taps;
+    const torch::Tensor dam_ce = torch::nn::functional::cross_entropy(dam.forward_taps(x, dam_taps), y);
+    torch::Tensor objective = dam_ce + torch::nn::functional::cross_entropy(ktm.forward_taps(x, ktm_taps), y);
+    if (distil)
+      objective = objective + plan_.gamma * skd::loss(pick(dam_taps, plan_.layers), pick(ktm_taps, plan_.layers), levels);
+    objective.backward();
+    optimizer->step();
+    return dam_ce.item<double>();
+  });
+  out.weights = models::flatten_state(dam);
+  return out;
+}
+
+Charge MutualLearning::cost(const JobShape& shape, const TrainOutcome*) const {
+  const bool drop_single = models::batchnorm_on_1x1(shape.spec) || models::batchnorm_on_1x1(ktm_.spec);
+  const double per_sample = models::model_cost(shape.spec).train_flops() + models::model_cost(ktm_.spec).train_flops();
+  std::map<int64_t, int64_t> batches;  // size -> count
+  for (int64_t b : batch_plan(shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single)) ++batches[b];
+  double flops = 0;
+  for (const auto& [size, count] : batches)
+    flops += double(count) * (per_sample * double(size) + similarity_flops(shape.spec, ktm_.spec, plan_, size));
+  return {flops, shape.local_steps > 0 ? passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single)
+                                       : epochs_};
+}
+
+double similarity_flops(const models::ModelSpec& dam, const models::ModelSpec& ktm, const SkdPlan& plan,
+                        int64_t batch) {
+  if (plan.gamma == 0) return 0;
+  const auto dam_taps = models::feature_taps(dam), ktm_taps = models::feature_taps(ktm);
+  const double b = double(batch);
+  double macs = 0;
+  for (int l : plan.layers)
+    for (const auto* taps : {&dam_taps, &ktm_taps}) {
+      const auto& t = taps->at(size_t(l));
+      const double c = double(t.channels);
+      const double hw = double(dam_taps.at(size_t(l)).height * dam_taps.at(size_t(l)).width);
+      if (plan.batch_level) macs += b * b * c * double(t.height * t.width);
+      if (plan.pixel_level) macs += hw * hw * b * c;
+    }
+  return 3.0 * 2.0 * macs;
+}
+
+}  // namespace fedgrid::algorithms

@@ -1,0 +1,42 @@
+#pragma once
+// FedSKD's local work at a receiver (Weng, Cai, Zhou 2025, Sec. II-B, Eq. 2): its own model (the
+// DAM) and the received copy of another's (the KTM, its classifier frozen) train together on
+// the receiver's data with CE(DAM) + gamma * L_SKD(DAM, KTM) + CE(KTM); the KTM is dropped
+// afterwards. As long as a plain job (training.local_steps mini-batches, else the epochs
+// given); charged batch by batch on the receiver: both models' training (the receiver pays
+// for the sender's architecture) plus the similarity matrices (similarity_flops).
+#include <cstdint>
+#include <vector>
+
+#include "models/model_spec.hpp"
+#include "sim/core/model.hpp"
+#include "sim/jobs/local_work.hpp"
+
+namespace fedgrid::algorithms {
+
+struct SkdPlan {
+  double gamma = 1;  // 0: both cross-entropies, no distillation
+  bool batch_level = true, pixel_level = true;
+  std::vector<int> layers;  // tapped stages, models::feature_taps indices (ResNet: 0..3 = layer1..4)
+};
+
+class MutualLearning : public LocalWork {
+ public:
+  // `received` must outlive the job.
+  MutualLearning(const Model& received, SkdPlan plan, int epochs) : ktm_(received), plan_(std::move(plan)), epochs_(epochs) {}
+  TrainOutcome run(const JobInput& job) override;
+  Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
+
+ private:
+  const Model& ktm_;
+  SkdPlan plan_;
+  int epochs_;
+};
+
+// FLOPs of the similarity matrices of one batch of `batch` samples: each tapped stage's Gram
+// matrices at the planned levels (batch: b x b over c*h*w; pixel: hw x hw over b*c; at the DAM's
+// map size), for both networks, forward and backward (3x, as training is charged).
+double similarity_flops(const models::ModelSpec& dam, const models::ModelSpec& ktm, const SkdPlan& plan,
+                        int64_t batch);
+
+}  // namespace fedgrid::algorithms

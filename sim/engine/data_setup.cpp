@@ -1,0 +1,140 @@
+#include "sim/engine/data_setup.hpp"
+
+#include "data/rng.hpp"
+#include "data/sources.hpp"
+#include "data/tasks.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/core/seed_streams.hpp"
+#include "sim/engine/world.hpp"
+
+namespace fedgrid {
+namespace {
+
+using namespace seed_streams;
+
+data::TrainTest load_dataset(const Scenario& s, const std::string& name, const std::string& key) {
+  const auto& d = s.data;
+  try {
+    if (name == "synthetic") {
+      data::SyntheticOptions o;
+      o.train_samples = d.synthetic_train, o.test_samples = d.synthetic_test, o.num_classes = d.synthetic_classes;
+      o.shape = {d.synthetic_channels, d.synthetic_height, d.synthetic_width};
+      o.noise = d.synthetic_noise, o.seed = mix_seed(s.seed, kSynthetic);
+      return data::make_synthetic(o);
+    }
+    if (name == "fashion-mnist") return data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist");
+    if (name.rfind("npz:", 0) == 0) return data::load_npz(name.substr(4), name);
+    return data::load_idx_dir(name.substr(4), name);
+  } catch (const data::DataError& e) {
+    throw s.error_at(key, e.what());
+  } catch (const std::invalid_argument& e) {
+    throw s.error_at("data.synthetic", e.what());
+  }
+}
+
+// Hospitals [first, first + count) are dealt the pool samples [begin, end), whose labels are
+// offset..offset + classes - 1: the whole pool without tasks, one task's samples with them.
+struct Group {
+  int first = 0, count = 0;
+  data::TaskRange range;
+};
+
+void deal(World& world, const Group& g, data::Indices& server_pool) {
+  const Scenario& s = world.scenario;
+  const auto& labels = world.data.train.labels;
+  data::Indices pool;
+  for (int64_t i = g.range.begin; i < g.range.end; ++i) pool.push_back(i);
+  if (s.data.server_share > 0) {
+    // A stratified share stays at the server; the hospitals are dealt the rest.
+    auto cut = data::split_stratified(pool, labels, {s.data.server_share, 1 - s.data.server_share, 0},
+                                      mix_seed(s.seed, kServerShare, uint64_t(g.first)));
+    server_pool.insert(server_pool.end(), cut.train.begin(), cut.train.end());
+    pool = std::move(cut.val);
+  }
+  std::vector<int64_t> local_labels(pool.size());
+  for (size_t i = 0; i < pool.size(); ++i) local_labels[i] = labels[size_t(pool[i])] - g.range.label_offset;
+  data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
+                            mix_seed(s.seed, kPartition, uint64_t(g.first))};
+  std::vector<data::Indices> held;
+  try {
+    held = data::partition(local_labels, g.range.classes, g.count, po);
+  } catch (const std::invalid_argument& e) {
+    throw s.error_at("data.partition", e.what());
+  }
+  for (int k = 0; k < g.count; ++k) {
+    for (auto& i : held[size_t(k)]) i = pool[size_t(i)];  // positions in the pool -> dataset indices
+    const int h = g.first + k;
+    world.splits[size_t(h)] =
+        data::split_stratified(held[size_t(k)], labels, {s.data.split_train, s.data.split_val, s.data.split_test},
+                               mix_seed(s.seed, kSplit, uint64_t(h)));
+  }
+}
+
+}  // namespace
+
+void check_data_sources(const Scenario& s) {
+  std::vector<std::pair<std::string, std::string>> sources{{s.data.dataset, "data.dataset"}};
+  if (!s.data.tasks.empty()) sources.clear();
+  for (size_t i = 0; i < s.data.tasks.size(); ++i)
+    sources.push_back({s.data.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset"});
+  for (const auto& [name, key] : sources) {
+    if (name == "synthetic") continue;
+    try {
+      if (name.rfind("npz:", 0) == 0) data::check_npz(name.substr(4));
+      else data::check_idx_dir(name == "fashion-mnist" ? data::kFashionMnistDir : name.substr(4));
+    } catch (const data::DataError& e) {
+      throw s.error_at(key, e.what());
+    }
+  }
+}
+
+void set_up_data(World& world, int hospitals) {
+  const Scenario& s = world.scenario;
+  std::vector<Group> groups;
+  if (s.data.tasks.empty()) {
+    world.data = load_dataset(s, s.data.dataset, "data.dataset");
+    groups.push_back({0, hospitals, {0, world.data.train.size(), 0, world.data.train.num_classes}});
+  } else {
+    int total = 0;
+    for (const auto& t : s.data.tasks) total += t.hospitals;
+    if (total != hospitals)
+      throw s.error_at("data.tasks", "the tasks are given to " + std::to_string(total) + " hospitals, the platform has " +
+                                         std::to_string(hospitals));
+    std::vector<data::TaskSource> sources;
+    for (size_t i = 0; i < s.data.tasks.size(); ++i)
+      sources.push_back({load_dataset(s, s.data.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset"),
+                         s.data.tasks[i].classes, s.data.tasks[i].train_samples});
+    data::MergedTasks merged;
+    try {
+      merged = data::merge_tasks(sources);
+    } catch (const std::invalid_argument& e) {
+      throw s.error_at("data.tasks", e.what());
+    }
+    world.data = std::move(merged.data);
+    int first = 0;
+    for (size_t i = 0; i < s.data.tasks.size(); ++i) {
+      groups.push_back({first, s.data.tasks[i].hospitals, merged.train_ranges[i]});
+      first += s.data.tasks[i].hospitals;
+    }
+  }
+  for (data::Dataset* d : {&world.data.train, &world.data.test}) {
+    if (s.training.timing_only) {
+      d->images = {};  // no tensors: keep the (resized) shape and the labels, drop the pixels
+      if (s.data.resize) d->shape.height = d->shape.width = *s.data.resize;
+    } else if (s.data.resize) {
+      data::resize_images(*d, *s.data.resize);
+    }
+  }
+
+  world.splits.assign(size_t(hospitals), {});
+  if (s.data.samples_per_hospital) return;  // timing-only: every hospital holds a count, no samples
+  data::Indices server_pool;
+  for (const auto& g : groups) deal(world, g, server_pool);
+  if (!server_pool.empty())
+    world.server_split =
+        data::split_stratified(server_pool, world.data.train.labels,
+                               {s.data.split_train, s.data.split_val, s.data.split_test},
+                               mix_seed(s.seed, kServerShare, 0, 1));  // distinct from every group's cut
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,234 @@
+#pragma once
+// The Federation API: everything an algorithm calls. Each call that costs time (a transfer,
+// a training job, server work) is a simulated activity on the right host; each call that
+// changes a model does real work. Algorithms never touch SimGrid or threads themselves.
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "data/partition.hpp"
+#include "sim/core/model.hpp"
+#include "sim/jobs/local_work.hpp"
+#include "sim/engine/observer.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace fedgrid {
+
+class Federation;
+struct World;
+
+// A machine of the federation: the server or a hospital.
+class Node {
+ public:
+  int id() const { return id_; }  // hospitals 0..N-1; the server is -1
+  const std::string& name() const { return name_; }
+  const std::string& tier() const { return tier_; }
+  bool is_server() const { return id_ < 0; }
+  simgrid::s4u::Host* host() const { return host_; }
+
+ protected:
+  Node(int id, std::string name, std::string tier, simgrid::s4u::Host* host)
+      : id_(id), name_(std::move(name)), tier_(std::move(tier)), host_(host) {}
+  friend class Federation;
+
+ private:
+  int id_;
+  std::string name_, tier_;
+  simgrid::s4u::Host* host_;
+};
+
+class Hospital : public Node {
+ public:
+  const data::HospitalSplit& split() const { return *split_; }  // empty in timing-only runs without data
+  int64_t train_samples() const { return train_samples_; }
+  // Runs `work` (the algorithm's local job: plain training, FedProx's proximal step, ...) from
+  // `model` on this hospital's training split: real LibTorch work on the executor, charged as
+  // work.cost() on this hospital's host.
+  Update train(const Model& model, LocalWork& work);
+  Update train(const Model& model, LocalWork&& work) { return train(model, work); }
+  // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
+  int64_t raw_data_bytes() const;
+
+ private:
+  Hospital(Federation* fed, int id, std::string name, std::string tier, simgrid::s4u::Host* host,
+           const data::HospitalSplit* split, int64_t train_samples)
+      : Node(id, std::move(name), std::move(tier), host), fed_(fed), split_(split), train_samples_(train_samples) {}
+  friend class Federation;
+  Federation* fed_;
+  const data::HospitalSplit* split_;
+  int64_t train_samples_;
+};
+
+enum class Ordering { Fixed, Random };
+
+// The samples a training job covers: indices into the training pool, and how many (a
+// timing-only run with data.samples_per_hospital has the count but no indices).
+struct TrainingSamples {
+  data::Indices indices;
+  int64_t count = 0;
+};
+
+class Federation {
+ public:
+  Federation(World& world, std::vector<Observer*> observers);
+  ~Federation();
+
+  const Scenario& scenario() const;
+
+  // --- who takes part
+  Node& server() { return *server_; }
+  std::vector<Hospital*> hospitals();
+  // A share of hospitals drawn for `round` from the scenario seed, ordered by id.
+  std::vector<Hospital*> select(double fraction, int round);
+  std::vector<Hospital*> order(int round, Ordering ordering);
+
+  // --- models
+  Model init_model() const;  // built once from the seed, before the simulation starts
+  // The initial model of `tier`'s own architecture (model.<tier>), or init_model() when the
+  // scenario gives the tier none.
+  Model init_tier_model(const std::string& tier) const;
+  bool has_tier_model(const std::string& tier) const;
+  models::ModelSpec tier_spec(const std::string& tier) const;  // model.<tier>, or the global spec
+  const std::vector<std::string>& tiers() const;  // present among hospitals, catalog order
+  // The model hospital `h` trains where every hospital keeps its own (local, fedskd): its
+  // group's platform.hospitals[].model, else its tier's model.<tier>, else the global model.
+  models::ModelSpec hospital_spec(const Hospital& h) const;
+  Model init_hospital_model(const Hospital& h) const;
+
+  // --- activities that cost simulated time
+  void send(Node& from, Node& to, const Model& model);
+  void send_bytes(Node& from, Node& to, int64_t bytes);
+  // Peer to peer without a rendezvous: `from` starts sending a copy of `model` to `to` now and
+  // goes on; `to` takes it with collect(to, round), which waits until it has arrived. Round
+  // `round` is what the transfer counts toward (hospitals may be in different rounds at once).
+  void post(Hospital& from, Hospital& to, Model model, int round);
+  // The model posted to `at` for `round`, once it has arrived; empty when the run stopped
+  // (a stop condition was met) before it did.
+  std::optional<Model> collect(Hospital& at, int round);
+  // Runs `body(h)` for every hospital concurrently, one simulated actor on each hospital's
+  // host, and joins them. Results come back in the order of `hospitals`, never by completion.
+  // With timing.cohorts, `body` runs once per cohort, on its representative, and every other
+  // member gets a copy of the representative's result.
+  template <class F>
+  auto parallel(const std::vector<Hospital*>& hospitals, F&& body) {
+    using R = decltype(body(*hospitals.front()));
+    std::vector<std::optional<R>> slots(hospitals.size());
+    run_parallel(hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
+                 [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); });
+    std::vector<R> results;
+    results.reserve(slots.size());
+    for (auto& s : slots) results.push_back(std::move(*s));
+    return results;
+  }
+  // Asynchronous schedules: starts `body(h)` for every hospital at once and hands each result
+  // to `on_result(h, result)` in the calling actor as soon as it is ready, in simulated
+  // completion order. `on_result` may itself send, train or charge server work.
+  template <class F, class G>
+  void as_completed(const std::vector<Hospital*>& hospitals, F&& body, G&& on_result) {
+    using R = decltype(body(*hospitals.front()));
+    std::vector<std::optional<R>> slots(hospitals.size());
+    run_as_completed(
+        hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
+        [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); },
+        [&](size_t i) { on_result(*hospitals[i], std::move(*slots[i])); });
+  }
+  // Server-side work: computes `work()` and charges `flops` on the server host.
+  template <class F>
+  auto on_server(double flops, F&& work) {
+    auto result = work();
+    charge_server(flops);
+    return result;
+  }
+  void charge_server(double flops);
+  // Runs `work` on the server host from `model`: over `samples` of the training pool (pooled
+  // data), or over the server's own share (server_data(), its validation split included).
+  Update train_on_server(const Model& model, const TrainingSamples& samples, LocalWork& work);
+  Update train_on_server(const Model& model, const TrainingSamples& samples, LocalWork&& work) {
+    return train_on_server(model, samples, work);
+  }
+  Update train_on_server(const Model& model, LocalWork&& work);
+  TrainingSamples pooled_train_samples() const;  // every hospital's training samples
+  // The server's own data (data.server_share of the pool, split train/val/test like a
+  // hospital's); empty when the share is 0.
+  const data::HospitalSplit& server_data() const;
+  // Server work on the executor (distillation, scoring on its own data): work.run() in real
+  // runs, work.flops() charged on the server host either way.
+  void run_on_server(ServerWork& work);
+
+  // --- rounds
+  // True once the run should stop before `round` (rounds, target accuracy, time budget).
+  bool done(int round);
+  // Pipelined schedules, where every hospital runs its own rounds inside one parallel() call:
+  // enter_round tags the calling actor's activities (and its jobs' seeds) with `round`;
+  // continues(round) says whether a hospital should start it (within stop.rounds and no stop
+  // condition met yet). Rounds are still reported by end_round, in order.
+  void enter_round(int round);
+  bool continues(int round) const;
+  // Evaluates and records the round. With one global model, every hospital is scored with it
+  // on its own test split; with local models (index = hospital id) each with its own.
+  void end_round(int round, const Model& global);
+  // Model-heterogeneous rounds: `tier_models` holds the model each tier's hospitals keep (a
+  // tier missing from it keeps `global`); hospitals are scored with their tier's model.
+  void end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models);
+  void end_round(int round, const std::vector<Model>& local_models);
+
+  double now() const;
+  int current_round() const { return round_now(); }
+
+  // Called by the run driver once the algorithm returns (still inside the simulation).
+  RunSummary finish(std::vector<std::pair<std::string, std::string>> versions);
+
+ private:
+  friend class Hospital;
+  Update train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
+                  const data::Indices& validation, int64_t samples);
+  std::optional<double> surrogate_accuracy(int round) const;
+  // A representative's result as a cohort member's: an Update names its hospital.
+  template <class R>
+  static R copy_for(const R& result, const Hospital& member) {
+    R copy = result;
+    if constexpr (std::is_same_v<R, Update>) copy.hospital = member.id();
+    return copy;
+  }
+  using FanOut = std::function<void(size_t from, size_t to)>;
+  // Indices of `hospitals` that act: all of them, or with cohorts one per cohort (each cohort
+  // must be whole in `hospitals`); members[i] lists who index i acts for.
+  std::vector<size_t> acting(const std::vector<Hospital*>& hospitals, std::vector<std::vector<size_t>>& members);
+  void fan_out(const std::vector<Hospital*>& hospitals, size_t rep, const std::vector<size_t>& members,
+               const FanOut& copy);
+  void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
+                    const FanOut& copy);
+  void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
+                        const FanOut& copy, const std::function<void(size_t)>& consume);
+  // Hospitals a node's activity stands for: its cohort's size while it acts for the cohort.
+  int64_t multiplicity(const Node* node) const;
+  void check_alone(const Node& node) const;
+  // A transfer the platform can carry: no cohort acting alone, no peer-to-peer with cohorts.
+  void check_route(const Node& from, const Node& to) const;
+  void record(const Activity& a, const Node* from, const Node* to);
+  struct Scores;  // one round's evaluation (federation.cpp)
+  void report_round(int round, const Scores& scores);
+  bool evaluate_now(int round) const;
+  int round_now() const;   // the calling actor's round (enter_round), else the run's
+  void stop_everyone();    // a stop condition was met: pipelined hospitals end, collect()s return
+  double energy_j() const;
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  World& world_;
+  std::vector<Observer*> observers_;
+  std::unique_ptr<Node> server_;
+  std::vector<std::unique_ptr<Hospital>> hospitals_;
+  int round_ = 0;
+};
+
+}  // namespace fedgrid

@@ -1,0 +1,159 @@
+#include "sim/engine/recorder.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace fedgrid {
+namespace {
+
+std::string num(double x, int digits = 6) { return fmt::format("{:.{}f}", x, digits); }
+std::string opt(const std::optional<double>& x, int digits = 6) { return x ? num(*x, digits) : ""; }
+
+std::ofstream open_out(const std::string& path) {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  return f;
+}
+
+// Times the enclosing scope into output_s_.
+struct Timed {
+  double& total;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  ~Timed() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
+
+}  // namespace
+
+Recorder::Recorder(const std::string& dir, bool trace) : dir_(dir), trace_(trace) {
+  std::filesystem::create_directories(dir);
+  rounds_ = open_out(dir + "/rounds.csv");
+  hospitals_ = open_out(dir + "/hospitals.csv");
+  events_ = open_out(dir + "/events.csv");
+  if (trace_) trace_out_ = open_out(dir + "/trace.json");
+}
+
+Recorder::~Recorder() {
+  if (trace_out_.is_open()) trace_out_ << "\n]\n";
+}
+
+void Recorder::on_start(const RunInfo& info) {
+  Timed t{output_s_};
+  rounds_ << "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
+             "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
+  for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
+  for (const auto& tier : info.tiers) rounds_ << ",global_acc_" << tier;
+  rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer\n"
+          << std::flush;
+  hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
+                "global_test_acc,global_test_auc\n"
+             << std::flush;
+  events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
+  if (!trace_) return;
+  // The JSON array form of the Chrome trace format: a missing closing bracket is allowed,
+  // so a trace cut short by an interrupted run still opens.
+  trace_out_ << "[";
+  int tid = 0;
+  for (const auto& host : info.hosts) {
+    track_[host] = ++tid;
+    trace_out_ << (first_trace_event_ ? "\n" : ",\n")
+               << nlohmann::json{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid},
+                                 {"args", {{"name", host}}}}.dump();
+    first_trace_event_ = false;
+  }
+  trace_out_ << std::flush;
+}
+
+void Recorder::on_activity(const Activity& a) {
+  Timed t{output_s_};
+  events_ << num(a.start_s, 9) << ',' << num(a.end_s, 9) << ',' << a.host << ',' << a.kind << ',' << a.peer << ','
+          << a.bytes << ',' << fmt::format("{:.0f}", a.flops) << ',' << a.round << '\n'
+          << std::flush;
+  if (!trace_) return;
+  nlohmann::json e{{"name", a.kind == "send" ? "send to " + a.peer : a.kind},
+                   {"cat", a.kind},
+                   {"ph", "X"},
+                   {"pid", 1},
+                   {"tid", track_.count(a.host) ? track_[a.host] : 0},
+                   {"ts", std::llround(a.start_s * 1e6)},
+                   {"dur", std::llround((a.end_s - a.start_s) * 1e6)},
+                   {"args", {{"round", a.round}, {"bytes", a.bytes}, {"flops", a.flops}}}};
+  trace_out_ << (first_trace_event_ ? "\n" : ",\n") << e.dump() << std::flush;
+  first_trace_event_ = false;
+}
+
+void Recorder::on_round(const RoundReport& r) {
+  Timed t{output_s_};
+  rounds_ << r.round << ',' << num(r.sim_time_s, 9) << ',' << opt(r.accuracy) << ',' << opt(r.loss) << ','
+          << r.bytes_up << ',' << r.bytes_down << ',' << r.messages << ',' << r.participants << ','
+          << num(r.energy_j, 3) << ',' << opt(r.f1) << ',' << opt(r.sensitivity) << ',' << opt(r.specificity) << ','
+          << r.epoch_transfers;
+  for (const auto& [tier, acc] : r.tier_accuracy) rounds_ << ',' << opt(acc);
+  for (const auto& [tier, acc] : r.tier_model_accuracy) rounds_ << ',' << opt(acc);
+  rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << ',' << opt(r.auc) << ','
+          << opt(r.local_test_accuracy) << ',' << opt(r.local_test_auc) << ',' << opt(r.global_test_accuracy) << ','
+          << opt(r.global_test_auc) << ',' << r.bytes_peer << '\n'
+          << std::flush;
+  for (const auto& h : r.hospitals)
+    hospitals_ << r.round << ',' << h.name << ',' << h.tier << ',' << h.samples << ',' << h.epochs << ','
+               << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
+               << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
+               << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << '\n';
+  hospitals_ << std::flush;
+}
+
+void Recorder::on_finish(const RunSummary& s) {
+  Timed t{output_s_};
+  auto optional = [](const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
+  nlohmann::json versions = nlohmann::json::object();
+  for (const auto& [k, v] : s.versions) versions[k] = v;
+  nlohmann::ordered_json tier_accuracy = nlohmann::ordered_json::object();
+  for (const auto& [tier, acc] : s.final_tier_model_accuracy)
+    tier_accuracy[tier] = acc ? nlohmann::ordered_json(*acc) : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json j{{"scenario", s.scenario},
+                           {"algorithm", s.algorithm},
+                           {"seed", s.seed},
+                           {"rounds", s.rounds},
+                           {"stop_reason", s.stop_reason},
+                           {"final_accuracy", optional(s.final_accuracy)},
+                           {"best_accuracy", optional(s.best_accuracy)},
+                           {"final_f1_macro", optional(s.final_f1)},
+                           {"final_sensitivity_macro", optional(s.final_sensitivity)},
+                           {"final_specificity_macro", optional(s.final_specificity)},
+                           {"sim_time_s", s.sim_time_s},
+                           {"target_accuracy", optional(s.target_accuracy)},
+                           {"time_to_target_s", optional(s.time_to_target_s)},
+                           {"bytes_total", s.bytes_total},
+                           {"bytes_up", s.bytes_up},
+                           {"bytes_down", s.bytes_down},
+                           {"bytes_peer", s.bytes_peer},
+                           {"messages", s.messages},
+                           {"epoch_transfers", s.epoch_transfers},
+                           {"final_tier_accuracy", tier_accuracy},
+                           {"final_tier_gap", optional(s.final_tier_gap)},
+                           {"final_hospital_acc_std", optional(s.final_hospital_accuracy_std)},
+                           {"final_auc", optional(s.final_auc)},
+                           {"final_local_test_acc", optional(s.final_local_test_accuracy)},
+                           {"final_local_test_auc", optional(s.final_local_test_auc)},
+                           {"final_global_test_acc", optional(s.final_global_test_accuracy)},
+                           {"final_global_test_auc", optional(s.final_global_test_auc)},
+                           {"energy_j", s.energy_j},
+                           {"versions", versions}};
+  open_out(dir_ + "/summary.json") << j.dump(2) << "\n";
+}
+
+void write_perf_json(const std::string& dir, const std::map<std::string, double>& figures) {
+  nlohmann::json j(figures);
+  open_out(dir + "/perf.json") << j.dump(2) << "\n";
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is KiB on Linux
+}
+
+}  // namespace fedgrid

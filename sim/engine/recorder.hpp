@@ -1,0 +1,37 @@
+#pragma once
+// Writes the output files of DESIGN.md's contract, row by row as the run goes, flushed, so
+// an interrupted run keeps what it had: rounds.csv, hospitals.csv, events.csv, trace.json
+// (Chrome trace format, one track per host) and, at the end, summary.json.
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "sim/engine/observer.hpp"
+
+namespace fedgrid {
+
+class Recorder : public Observer {
+ public:
+  Recorder(const std::string& dir, bool trace);
+  ~Recorder() override;
+  void on_start(const RunInfo& info) override;
+  void on_activity(const Activity& a) override;
+  void on_round(const RoundReport& r) override;
+  void on_finish(const RunSummary& s) override;
+  double output_seconds() const { return output_s_; }
+
+ private:
+  std::string dir_;
+  bool trace_;
+  std::ofstream rounds_, hospitals_, events_, trace_out_;
+  std::map<std::string, int> track_;  // host -> trace thread id
+  bool first_trace_event_ = true;
+  double output_s_ = 0;
+};
+
+// perf.json: wall-clock and memory figures (not deterministic, kept apart on purpose).
+void write_perf_json(const std::string& dir, const std::map<std::string, double>& figures);
+// Peak resident set size of this process, MiB.
+double peak_rss_mib();
+
+}  // namespace fedgrid

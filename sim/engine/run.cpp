@@ -1,0 +1,302 @@
+#include "sim/engine/run.hpp"
+
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <map>
+#include <filesystem>
+#include <thread>
+
+#include "data/rng.hpp"
+#include "platforms/platform_error.hpp"
+#include "platforms/roster.hpp"
+#include "sim/engine/data_setup.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/engine/progress.hpp"
+#include "sim/engine/recorder.hpp"
+#include "sim/core/seed_streams.hpp"
+#include "sim/jobs/compute.hpp"
+#include "sim/engine/world.hpp"
+
+namespace fedgrid {
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+using namespace seed_streams;
+
+models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shape, int classes) {
+  return {s.model.arch, shape.channels, shape.height, shape.width, classes, s.model.width_multiplier};
+}
+
+// model.<tier>: the tier's own model on the same data.
+models::ModelSpec tier_spec_for(const Scenario::TierModel& m, const models::ModelSpec& global) {
+  models::ModelSpec spec = global;
+  spec.arch = m.arch, spec.width_multiplier = m.width_multiplier;
+  return spec;
+}
+
+// Each hospital's own model: its group's platform.hospitals[].model, else its tier's
+// model.<tier>, else the global model (hospitals in id order, as hospital_machines lists them).
+std::vector<models::ModelSpec> hospital_specs(const Scenario& s, const World& world) {
+  std::vector<models::ModelSpec> out;
+  for (const auto& h : world.platform.hospital_specs) {
+    auto it = world.tier_specs.find(h.tier);
+    out.push_back(it == world.tier_specs.end() ? world.spec : it->second);
+  }
+  if (!s.platform.roster.empty() || !s.platform.xml.empty()) return out;
+  size_t id = 0;
+  for (size_t g = 0; g < s.platform.hospitals.size(); ++g) {
+    const auto& group = s.platform.hospitals[g];
+    for (int i = 0; i < group.count; ++i, ++id) {
+      if (!group.model) continue;
+      out[id] = tier_spec_for(*group.model, world.spec);
+      try {
+        models::model_cost(out[id]);
+      } catch (const std::invalid_argument& e) {
+        throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model", e.what());
+      }
+    }
+  }
+  return out;
+}
+
+// The hospital machines of the scenario: groups of counts, or a roster.
+std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const platforms::TierCatalog& catalog) {
+  std::vector<platforms::MachineSpec> out;
+  auto tier_of = [&](const std::string& name, const std::string& file, int line, const std::string& key) {
+    const platforms::Tier* t = catalog.find(name);
+    if (!t) throw InputError(file, line, key, "unknown tier '" + name + "' (known: " + catalog.names() + ")");
+    return t;
+  };
+  auto apply = [](platforms::MachineSpec& m, const auto& o) {
+    if (o.speed_flops) m.speed_flops = *o.speed_flops;
+    if (o.uplink_bps) m.uplink_bps = *o.uplink_bps;
+    if (o.downlink_bps) m.downlink_bps = *o.downlink_bps;
+    if (o.latency_s) m.latency_s = *o.latency_s;
+  };
+  if (!s.platform.roster.empty()) {
+    for (const auto& row : platforms::read_roster(s.platform.roster)) {
+      auto m = platforms::machine_from_tier(row.name, *tier_of(row.tier, s.platform.roster, row.line, "tier"));
+      apply(m, row);
+      out.push_back(m);
+    }
+    return out;
+  }
+  for (size_t g = 0; g < s.platform.hospitals.size(); ++g) {
+    const auto& group = s.platform.hospitals[g];
+    const auto* tier = tier_of(group.tier, s.file, group.line, "platform.hospitals[" + std::to_string(g) + "].tier");
+    const std::string prefix = group.name.empty() ? group.tier : group.name;
+    for (int i = 0; i < group.count; ++i) {
+      auto m = platforms::machine_from_tier(prefix + "-" + std::to_string(i + 1), *tier);
+      apply(m, group);
+      out.push_back(m);
+    }
+  }
+  // Names must be unique hosts: two groups of one tier continue the numbering.
+  std::map<std::string, int> seen;
+  for (auto& m : out)
+    if (seen[m.name]++) m.name += "-" + std::to_string(seen[m.name]);
+  return out;
+}
+
+void configure_engine(sg4::Engine& engine, const Scenario& s) {
+  if (s.timing.network == "cm02") {
+    // Exact arithmetic: a transfer takes latency + size / bandwidth, nothing else.
+    engine.set_config("network/model:CM02");
+    engine.set_config("network/latency-factor:1");
+    engine.set_config("network/bandwidth-factor:1");
+    engine.set_config("network/weight-S:0");
+    engine.set_config("network/TCP-gamma:0");
+    engine.set_config("network/crosstraffic:0");
+  }
+  // SimGrid 3.32's lazy network update dropped the access-link constraint of some concurrent
+  // flows that started together (three parallel downloads: two of them finished at backbone
+  // speed; seen here, tests/test_timing.cpp). Full update recomputes every share each event.
+  engine.set_config("network/optim:Full");
+}
+
+std::vector<std::pair<std::string, std::string>> versions() {
+  return {{"fedgrid", FEDGRID_VERSION},
+          {"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
+                          std::to_string(SIMGRID_VERSION_PATCH)},
+          {"torch", torch_version()}};
+}
+
+// A platform file's error as the scenario's bad input (exit code 2, file, line, key).
+template <class F>
+auto platform_input(F&& f) {
+  try {
+    return f();
+  } catch (const platforms::PlatformError& e) {
+    throw InputError(e.file, e.line, e.key, e.message);
+  }
+}
+
+void check_platform_and_data(const Scenario& s) {
+  auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
+    throw s.error_at("platform.server.tier",
+                     "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
+  if (s.platform.xml.empty()) hospital_machines(s, catalog);
+  if (!s.training.timing_only) {
+    try {
+      resolve_device(s.training.device);
+    } catch (const std::runtime_error& e) {
+      throw s.error_at("training.device", e.what());
+    }
+  }
+  if (!s.training.surrogate.empty()) AccuracyCurve::load(s.training.surrogate);
+  check_data_sources(s);
+  if (s.data.dataset == "synthetic" && s.data.tasks.empty()) {
+    const auto& d = s.data;
+    const int side_h = d.resize.value_or(d.synthetic_height), side_w = d.resize.value_or(d.synthetic_width);
+    try {
+      models::model_cost(model_spec_for(s, {d.synthetic_channels, side_h, side_w}, d.synthetic_classes));
+    } catch (const std::invalid_argument& e) {
+      throw s.error_at("model.arch", e.what());
+    }
+  }
+}
+
+RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
+  const auto t_start = std::chrono::steady_clock::now();
+  check_scenario(s);
+
+  std::vector<std::string> args{"fedgrid", "--log=root.thresh:warning"};
+  for (const auto& a : options.simgrid_args) args.push_back(a);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = int(argv.size());
+  sg_host_energy_plugin_init();
+  sg4::Engine engine(&argc, argv.data());
+  configure_engine(engine, s);
+
+  World world;
+  world.scenario = s;
+  world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  std::vector<platforms::MachineSpec> machines;
+  if (!s.platform.xml.empty())
+    world.platform = platforms::load_xml_platform(s.platform.xml, s.platform.server_host, world.catalog);
+  else
+    machines = hospital_machines(s, world.catalog);
+  const int n = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
+
+  set_up_data(world, n);
+  if (s.platform.xml.empty()) {
+    // The star is built once the sample counts are known: with cohorts they decide who is identical.
+    std::vector<int> representative;
+    if (s.timing.cohorts) {
+      std::vector<int64_t> samples;
+      for (size_t h = 0; h < world.splits.size(); ++h) samples.push_back(world.train_samples(h));
+      representative = platforms::group_cohorts(machines, samples);
+    }
+    auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
+    world.platform = platforms::build_star_platform(
+        server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
+  }
+
+  world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
+  try {
+    world.cost = models::model_cost(world.spec);
+  } catch (const std::invalid_argument& e) {
+    throw s.error_at("model.arch", e.what());
+  }
+  for (const auto& [tier, m] : s.model.tiers) {
+    world.tier_specs[tier] = tier_spec_for(m, world.spec);
+    try {
+      models::model_cost(world.tier_specs[tier]);
+    } catch (const std::invalid_argument& e) {
+      throw s.error_at("model." + tier, e.what());
+    }
+  }
+  world.hospital_specs = hospital_specs(s, world);
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (s.training.timing_only) {
+    if (!s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
+    world.perf.workers = 0;  // nothing to compute for real
+  } else {
+    world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
+    // Every tier model's initial weights too, here: torch's generator is global, so draws
+    // happen on this thread before any job runs.
+    auto draw = [&](const models::ModelSpec& spec) {
+      if (spec == world.spec) return;
+      auto& slot = world.other_initial_weights[models::spec_label(spec)];
+      if (slot.empty()) slot = initial_weights(spec, mix_seed(s.seed, kModelInit));
+    };
+    for (const auto& [tier, spec] : world.tier_specs) draw(spec);
+    for (const auto& spec : world.hospital_specs) draw(spec);
+    world.device = resolve_device(s.training.device);
+    world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
+  }
+  world.perf.threads_per_worker =
+      s.training.threads_per_worker > 0 ? s.training.threads_per_worker : std::max(1, cores / std::max(1, world.perf.workers));
+  world.executor = std::make_unique<Executor>(world.perf.workers,
+                                              [t = world.perf.threads_per_worker] { init_torch_worker(t); });
+  world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+
+  std::vector<Observer*> observers = options.observers;
+  std::unique_ptr<Recorder> recorder;
+  if (options.write_outputs) {
+    recorder = std::make_unique<Recorder>(s.output.dir, s.output.trace);
+    observers.push_back(recorder.get());
+  }
+  std::unique_ptr<ProgressLine> progress;
+  if (options.progress && ProgressLine::wanted()) {
+    progress = std::make_unique<ProgressLine>(s.stop.rounds);
+    observers.push_back(progress.get());
+  }
+  spdlog::info("{}: {} hospitals, {} ({} values, {:.1f} MFLOP/sample forward), dataset {} ({} train, {} test)",
+               s.name, n, s.model.arch, world.cost.state_values, world.cost.forward_flops / 1e6,
+               world.data.train.name, world.data.train.size(), world.data.test.size());
+
+  RunSummary summary;
+  std::exception_ptr failure;
+  Federation fed(world, observers);
+  sg4::Actor::create("server", world.platform.server, [&] {
+    try {
+      protocol(fed);
+      summary = fed.finish(versions());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  const auto t_sim = std::chrono::steady_clock::now();
+  engine.run();
+  const double sim_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sim).count();
+  if (failure) std::rethrow_exception(failure);
+
+  if (options.write_outputs) {
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    const auto& p = world.perf;
+    const double output_s = recorder->output_seconds();
+    write_perf_json(s.output.dir,
+                    {{"wall_total_s", total},
+                     {"wall_setup_s", p.setup_s},
+                     {"wall_simulation_s", sim_wall},
+                     {"wall_training_wait_s", p.wait_training_s},
+                     {"wall_evaluation_s", p.evaluation_s},
+                     {"wall_output_s", output_s},
+                     {"wall_engine_and_algorithm_s", sim_wall - p.wait_training_s - p.evaluation_s - output_s},
+                     {"peak_rss_mib", peak_rss_mib()},
+                     {"workers", p.workers},
+                     {"threads_per_worker", p.threads_per_worker},
+                     {"hospitals", n}});
+  }
+  return summary;
+}
+
+}  // namespace
+
+void check_scenario(const Scenario& s) { platform_input([&] { check_platform_and_data(s); }); }
+
+RunSummary run_scenario(const Scenario& s, const RunOptions& options,
+                        const std::function<void(Federation&)>& protocol) {
+  return platform_input([&] { return simulate(s, options, protocol); });
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,67 @@
+#pragma once
+// The compute side's torch-free vocabulary: devices, optimiser settings, what a training or
+// evaluation job returns, the batch plan every job and its charge follow, and the torch
+// runtime set-up. Each job rebuilds its model from flat weights on its worker thread (modules
+// are cached per thread and architecture), so jobs share nothing.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "models/model_spec.hpp"
+
+namespace fedgrid {
+
+struct OptimizerConfig {
+  std::string name = "sgd";  // sgd | adam
+  double lr = 0.01, momentum = 0.9, weight_decay = 0;
+};
+
+// Where LibTorch computes: training.device resolved once per run (resolve_device).
+enum class ComputeDevice { Cpu, Cuda };
+
+struct TrainOutcome {
+  std::vector<float> weights;
+  double mean_loss = 0;  // over all mini-batches, weighted by batch size
+  int64_t steps = 0;
+  int epochs = 0;                    // epochs trained (the rule's count for a dynamic job)
+  std::vector<double> batch_losses;  // every mini-batch's loss, in order
+};
+
+struct EvalOutcome {
+  double accuracy = 0, loss = 0;
+  int64_t samples = 0;
+  std::vector<int64_t> confusion;  // classes x classes: [true * classes + predicted]
+  std::optional<double> auc;       // macro one-vs-rest on the softmax scores (sim/jobs/metrics.hpp)
+};
+
+// The mini-batch sizes a job over `n` samples trains, in order: `epochs` passes, or with
+// steps > 0 exactly `steps` batches over as many passes as that takes. A pass's trailing batch
+// of one is left out when `drop_single` (a batch norm on a 1x1 map, models::batchnorm_on_1x1).
+// The trainer follows the same plan; the simulation charges it.
+std::vector<int64_t> batch_plan(int64_t n, int64_t batch, int epochs, int64_t steps, bool drop_single);
+// Passes a plan begins over n samples (hospitals.csv's epochs for a job counted in steps).
+int passes_begun(int64_t n, int64_t batch, int64_t steps, bool drop_single);
+// `indices` null = the whole dataset.
+EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<float>& weights,
+                           const data::Dataset& dataset, const data::Indices* indices,
+                           ComputeDevice device = ComputeDevice::Cpu);
+
+// training.device -> a device: "auto" is cuda when this LibTorch build sees a GPU, else cpu.
+// Throws std::runtime_error for "cuda" when there is none.
+ComputeDevice resolve_device(const std::string& setting);
+bool cuda_available();
+
+// Initial weights, drawn from torch's generator after seeding it. Call from one thread, before
+// any job runs: torch's default generator is one global object that concurrent jobs would
+// draw from in an order set by thread timing.
+std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed);
+
+// Per worker thread: fixes torch's intra-op thread count for that thread.
+void init_torch_worker(int intra_op_threads);
+
+// Versions for summary.json.
+std::string torch_version();
+
+}  // namespace fedgrid

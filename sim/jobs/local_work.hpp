@@ -1,0 +1,71 @@
+#pragma once
+// A local job, as the algorithm that runs it defines it: what it does on the compute executor
+// (real LibTorch work, run() on a worker thread) and what it costs in simulated time (cost()),
+// written side by side. The engine hands every job the same inputs (the node's samples, the
+// scenario's batch size and optimiser, a seed of its own), charges cost() on the node's host
+// and waits for run(). Plain training (sim/jobs/plain_training.hpp) is the shared one; an
+// algorithm with its own local step or loss brings its own next to it (algorithms/<name>/).
+// Torch-free: implementations include torch in their own .cpp only.
+#include <cstdint>
+#include <string>
+
+#include "data/dataset.hpp"
+#include "models/model_spec.hpp"
+#include "sim/core/model.hpp"
+#include "sim/jobs/compute.hpp"
+
+namespace fedgrid {
+
+// What the executor side of a job gets. Pointers stay valid until the job's result is taken.
+struct JobInput {
+  const Model* model = nullptr;               // the starting state (weights held)
+  const data::Dataset* dataset = nullptr;     // the training pool
+  const data::Indices* train = nullptr;       // the node's training samples
+  const data::Indices* validation = nullptr;  // the node's validation samples (may be empty)
+  int batch_size = 32;
+  int64_t local_steps = 0;  // training.local_steps: > 0 sizes a job in mini-batches (works that allow it)
+  OptimizerConfig optimizer;
+  uint64_t seed = 0;  // the job's own stream: (scenario seed, hospital, round)
+  ComputeDevice device = ComputeDevice::Cpu;
+};
+
+// What the cost side knows before (or, for charged_after_run works, after) the job runs.
+struct JobShape {
+  models::ModelSpec spec;
+  int64_t samples = 0;             // training samples (a timing-only run has the count, no indices)
+  int64_t validation_samples = 0;  // the node's validation samples
+  int batch_size = 32;
+  int64_t local_steps = 0;
+};
+
+// The simulated charge of a job on its node's host, and the epochs hospitals.csv reports.
+struct Charge {
+  double flops = 0;
+  int epochs = 0;
+};
+
+class LocalWork {
+ public:
+  virtual ~LocalWork() = default;
+  // On an executor worker thread: trains from job.model and returns the new state.
+  virtual TrainOutcome run(const JobInput& job) = 0;
+  // The job's charge. `done` is the finished job's outcome when charged_after_run() (real runs),
+  // else null: the charge must follow from the shape alone.
+  virtual Charge cost(const JobShape& shape, const TrainOutcome* done) const = 0;
+  // True when the charge depends on the outcome (epochs decided while training): the
+  // simulation then waits for the job before charging it.
+  virtual bool charged_after_run() const { return false; }
+  // Non-empty when the work cannot be simulated without real training: why (for the error).
+  virtual std::string needs_real_training() const { return ""; }
+};
+
+// Work the server does on the executor (distillation, scoring on its own data): run() on a
+// worker, flops() charged on the server host while it runs.
+class ServerWork {
+ public:
+  virtual ~ServerWork() = default;
+  virtual void run(const data::Dataset& pool, ComputeDevice device) = 0;
+  virtual double flops() const = 0;
+};
+
+}  // namespace fedgrid

@@ -1,3 +1,0 @@
-#include "sim/cli.hpp"
-
-int main(int argc, char** argv) { return fedgrid::cli_main(argc, argv); }

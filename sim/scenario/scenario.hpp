@@ -1,0 +1,148 @@
+#pragma once
+// A scenario: the typed, validated form of a scenario YAML file plus --set overrides.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fedgrid {
+
+// A model choice: model.<tier> or platform.hospitals[].model.
+struct ModelChoice {
+  std::string arch;
+  double width_multiplier = 1.0;
+};
+
+struct HospitalGroup {
+  int count = 1;
+  std::string tier;
+  std::string name;  // prefix; empty = tier name
+  std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
+  std::optional<ModelChoice> model;  // this group's own model (local, fedskd)
+  int line = 0;  // where it was declared, for later error messages
+};
+
+// One task of data.tasks: a dataset (optionally a subset of its classes) for a group of hospitals.
+struct DataTask {
+  std::string dataset;       // as data.dataset, paths resolved
+  std::vector<int> classes;  // original labels kept, in order; empty = all
+  int64_t train_samples = 0;  // 0 = all
+  int hospitals = 1;
+  int line = 0;
+};
+
+// The algorithm: section of a scenario as the algorithm reads it: each key's value, or the
+// default its declaration gives (algorithm_keys.hpp binds them to a settings struct).
+class AlgorithmSettings {
+ public:
+  AlgorithmSettings();
+  // The key's value (dotted name under the section, e.g. "expansions.weak"), else its declared
+  // default; nullopt when neither. T: bool, int, int64_t, double, std::string, std::vector<int>.
+  template <class T>
+  std::optional<T> value(const std::string& name) const;
+  // A list key: how many items it has, and item i as settings of its own (its keys' defaults
+  // are the list's item declarations).
+  size_t items(const std::string& name) const;
+  AlgorithmSettings item(const std::string& name, size_t i) const;
+
+ private:
+  friend struct ScenarioBuilder;
+  struct Node;                        // the validated YAML (scenario.cpp)
+  std::shared_ptr<const Node> node_;
+  std::string declared_;              // declared path of this section: "algorithm", "algorithm.x[]"
+};
+
+struct Scenario {
+  std::string file;  // path it was read from, or "<built-in quickstart>"
+  std::map<std::string, int> key_lines;  // dotted key -> line in `file`, 0 for --set overrides
+  // An InputError pointing at where `key` was set (or at the file when it was defaulted).
+  [[nodiscard]] class InputError error_at(const std::string& key, const std::string& message) const;
+  std::string name;
+  uint64_t seed = 42;
+
+  struct Platform {
+    std::string tiers_file;  // resolved path
+    std::string server_tier;
+    std::string server_host;
+    std::vector<HospitalGroup> hospitals;
+    std::string tier_ratio;  // "weak:medium:strong"; expanded into `hospitals`
+    std::optional<int> hospital_count;
+    std::string roster;  // resolved path or empty
+    std::string xml;     // resolved path or empty
+    double backbone_bandwidth_bps = 100e9;
+    double backbone_latency_s = 0;
+  } platform;
+
+  struct Data {
+    std::string dataset;
+    std::string partition_scheme;
+    double beta = 0.5;
+    int classes_per_hospital = 2;
+    int64_t min_samples = 10;
+    double split_train = 0.7, split_val = 0.1, split_test = 0.2;
+    int64_t synthetic_train = 2000, synthetic_test = 500;
+    int synthetic_classes = 10, synthetic_channels = 1, synthetic_height = 28, synthetic_width = 28;
+    double synthetic_noise = 1.0;
+    std::optional<int64_t> samples_per_hospital;  // timing-only: instead of a partition
+    double server_share = 0;                      // of the pool, held at the server
+    std::vector<DataTask> tasks;                  // empty: data.dataset for everyone
+    std::optional<int> resize;
+  } data;
+
+  using TierModel = ModelChoice;
+  struct Model {
+    std::string arch;
+    double width_multiplier = 1.0;
+    std::map<std::string, TierModel> tiers;  // model.<tier>: per-tier models (heterofl, fedrolex, feddf)
+  } model;
+
+  struct Training {
+    bool timing_only = false;  // training.mode: timing-only
+    std::string surrogate;     // resolved path or empty
+    std::string optimizer;
+    double lr = 0.01, momentum = 0.9, weight_decay = 0;
+    int batch_size = 32, local_epochs = 1;
+    int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
+    std::string device;
+    int workers = 0, threads_per_worker = 0;
+  } training;
+
+  struct Algorithm {
+    std::string name;
+    AlgorithmSettings settings;  // the algorithm's own keys, each read through its declaration
+  } algorithm;
+
+  struct Stop {
+    int rounds = 20;
+    std::optional<double> target_accuracy;
+    std::optional<double> sim_time_budget_s;
+  } stop;
+
+  struct Timing {
+    std::string compute;
+    std::string network;
+    bool cohorts = false;
+  } timing;
+
+  struct Output {
+    std::string dir;
+    bool trace = true;
+    int eval_every = 1;
+    bool global_test = true;  // local models: each also scored on every hospital's test split
+  } output;
+};
+
+// Loads, applies "key.path=value" overrides, validates and resolves relative paths.
+// Throws InputError listing every problem found (file, line, key, message).
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+// The built-in quickstart (scenarios/quickstart.yaml compiled in) with overrides.
+Scenario builtin_quickstart(const std::vector<std::string>& overrides = {});
+Scenario load_scenario_text(const std::string& text, const std::string& label,
+                            const std::vector<std::string>& overrides = {});
+
+// "did you mean" helper: the declared key closest to `path` (edit distance), or "".
+std::string closest_key(const std::string& path);
+
+}  // namespace fedgrid

@@ -1,0 +1,133 @@
+#include "sim/sweep/sweep_cell.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+extern char** environ;
+
+namespace fedgrid {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string cell_dir(const SweepPlan& plan, const SweepCell& cell) { return plan.out + "/" + cell.dir; }
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The run's own error lines ("fedgrid: ..."), else the last line it wrote.
+std::string error_from_log(const std::string& log) {
+  std::stringstream ss(read_text(log));
+  std::string errors, last;
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty()) continue;
+    last = line;
+    for (const char* prefix : {"fedgrid: error: ", "fedgrid: internal error: "})
+      if (line.rfind(prefix, 0) == 0) errors += (errors.empty() ? "" : "; ") + line.substr(std::strlen(prefix));
+  }
+  return errors.empty() ? last : errors;
+}
+
+nlohmann::json identity(const SweepPlan& plan, const SweepCell& cell) {
+  return {{"base", plan.base}, {"overrides", cell.overrides}};
+}
+
+}  // namespace
+
+pid_t start_cell(const SweepPlan& plan, const SweepCell& cell, const std::string& executable) {
+  const std::string dir = cell_dir(plan, cell);
+  fs::create_directories(dir);
+  // An interrupted earlier attempt must not pass for a finished one.
+  fs::remove(dir + "/cell.json");
+  fs::remove(dir + "/summary.json");
+
+  std::vector<std::string> args{executable, "run", plan.base};
+  for (const auto& o : cell.overrides) args.insert(args.end(), {"--set", o});
+  args.insert(args.end(), {"--out", dir, "--log-level", "warn"});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string log = dir + "/run.log";
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + executable + ": " + std::strerror(rc));
+  return pid;
+}
+
+CellOutcome finish_cell(const SweepPlan& plan, const SweepCell& cell, int wait_status) {
+  const std::string dir = cell_dir(plan, cell);
+  CellOutcome o;
+  o.cell = cell.index;
+  const bool exited = WIFEXITED(wait_status);
+  if (exited && WEXITSTATUS(wait_status) == 0 && fs::exists(dir + "/summary.json")) {
+    o.ok = true;
+    o.summary = read_text(dir + "/summary.json");
+  } else {
+    const std::string how = exited ? "exit code " + std::to_string(WEXITSTATUS(wait_status))
+                                   : "killed by signal " + std::to_string(WTERMSIG(wait_status));
+    const std::string said = error_from_log(dir + "/run.log");
+    o.error = said.empty() ? how : said + " (" + how + ")";
+  }
+  nlohmann::json record = identity(plan, cell);
+  record["status"] = o.ok ? "ok" : "failed";
+  record["error"] = o.error;
+  std::ofstream(dir + "/cell.json") << record.dump(2) << "\n";
+  return o;
+}
+
+std::optional<CellOutcome> earlier_outcome(const SweepPlan& plan, const SweepCell& cell) {
+  const std::string dir = cell_dir(plan, cell);
+  std::ifstream in(dir + "/cell.json");
+  if (!in || !fs::exists(dir + "/summary.json")) return std::nullopt;
+  try {
+    const auto record = nlohmann::json::parse(in);
+    const auto expected = identity(plan, cell);
+    if (record.value("status", "") != "ok" || record["base"] != expected["base"] ||
+        record["overrides"] != expected["overrides"])
+      return std::nullopt;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a damaged record: run the cell again
+  }
+  CellOutcome o;
+  o.cell = cell.index;
+  o.ok = true;
+  o.summary = read_text(dir + "/summary.json");
+  o.reused = true;
+  return o;
+}
+
+std::string to_json(const CellOutcome& o) {
+  return nlohmann::json{{"cell", o.cell}, {"ok", o.ok}, {"error", o.error}, {"summary", o.summary}}.dump();
+}
+
+CellOutcome outcome_from_json(const std::string& text) {
+  const auto j = nlohmann::json::parse(text);
+  CellOutcome o;
+  o.cell = j.at("cell").get<size_t>();
+  o.ok = j.at("ok").get<bool>();
+  o.error = j.at("error").get<std::string>();
+  o.summary = j.at("summary").get<std::string>();
+  return o;
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,22 @@
+// fedgrid-sweep-rank: one MPI rank of `mpirun -np N fedgrid sweep SWEEP.yaml`. `fedgrid sweep`
+// execs it when an MPI launcher started it: libsimgrid, which fedgrid links, exports its own
+// MPI_* and PMPI_* (SMPI) and would take OpenMPI's calls, so the rank lives in a binary
+// without SimGrid. It runs each cell as a `fedgrid run` child, like a sweep without MPI.
+//
+// usage (from fedgrid, not for users): fedgrid-sweep-rank FEDGRID SWEEP.yaml JOBS [OUT]
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "sim/sweep/mpi_ranks.hpp"
+#include "sim/sweep/sweep.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 4 || argc > 5) {
+    std::fprintf(stderr, "fedgrid-sweep-rank is started by `fedgrid sweep` under mpirun\n");
+    return 2;
+  }
+  const std::optional<std::string> out = argc == 5 ? std::optional<std::string>(argv[4]) : std::nullopt;
+  auto ranks = fedgrid::mpi_ranks();
+  return fedgrid::sweep_command(argv[2], out, std::stoi(argv[3]), argv[1], *ranks);
+}

@@ -1,0 +1,18 @@
+#pragma once
+// The merged outputs of a sweep: sweep.csv (a row per cell: its axis values, seed, status,
+// error, folder and summary figures) and sweep.json (the axes, for analysis/).
+#include <string>
+#include <vector>
+
+#include "sim/sweep/sweep_cell.hpp"
+#include "sim/sweep/sweep_plan.hpp"
+
+namespace fedgrid {
+
+// The table as CSV text; `outcomes` in any order, one per cell.
+std::string sweep_csv(const SweepPlan& plan, const std::vector<CellOutcome>& outcomes);
+
+// Writes sweep.csv and sweep.json into plan.out.
+void write_sweep_outputs(const SweepPlan& plan, const std::vector<CellOutcome>& outcomes);
+
+}  // namespace fedgrid
