@@ -27,9 +27,13 @@ void FedAvg::run(Federation& fed) {
       fed.send(h, fed.server(), u.model);
       return u;
     });
-    global = fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
+    global = server_update(fed, global, updates);
     fed.end_round(round, global);
   }
+}
+
+Model FedAvg::server_update(Federation& fed, const Model&, const std::vector<Update>& updates) {
+  return fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
 }
 
 Update FedAvg::train_locally(Federation& fed, Hospital& h, const Model& global) {

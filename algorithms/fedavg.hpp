@@ -19,6 +19,9 @@ class FedAvg : public Algorithm {
  protected:
   // One hospital's local training of `global` this round (FedProx anchors it at `global`).
   virtual Update train_locally(Federation& fed, Hospital& h, const Model& global);
+  // The server's step from the round's updates to the next global model, charged on the
+  // server: the sample-weighted average (adaptive server optimisers step from it instead).
+  virtual Model server_update(Federation& fed, const Model& global, const std::vector<Update>& updates);
 };
 
 }  // namespace fedgrid::algorithms
