@@ -2,7 +2,7 @@
 // FedAvg's rounds, for the variants that change one step of them (FedProx: the local work).
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/scenario/key_set.hpp"
 
 namespace fedgrid::algorithms {
 

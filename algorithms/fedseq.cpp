@@ -11,7 +11,7 @@
 // model starts where the first hop of round 1 is (its initial weights come from the shared
 // seed: no transfer).
 #include "algorithms/registry.hpp"
-#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/jobs/plain_training.hpp"
 

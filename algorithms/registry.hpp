@@ -1,6 +1,6 @@
 #pragma once
 // Algorithms by name. A new algorithm is one file (or folder) that defines its entries, plus
-// one line in registry.cpp; its keys are declared in its own file (sim/scenario/algorithm_keys.hpp).
+// one line in registry.cpp; its keys are declared in its own file (sim/scenario/key_set.hpp).
 #include <functional>
 #include <memory>
 #include <string>

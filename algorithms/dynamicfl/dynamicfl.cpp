@@ -45,7 +45,7 @@
 #include "algorithms/aggregation.hpp"
 #include "algorithms/dynamicfl/growth_job.hpp"
 #include "algorithms/registry.hpp"
-#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/scenario/key_set.hpp"
 #include "data/rng.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/core/input_error.hpp"

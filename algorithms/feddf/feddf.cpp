@@ -22,7 +22,7 @@
 #include "algorithms/aggregation.hpp"
 #include "algorithms/feddf/distillation.hpp"
 #include "algorithms/registry.hpp"
-#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"
 #include "data/rng.hpp"
 #include "sim/core/input_error.hpp"

@@ -40,7 +40,7 @@
 
 #include "algorithms/fedskd/mutual_job.hpp"
 #include "algorithms/registry.hpp"
-#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/jobs/plain_training.hpp"

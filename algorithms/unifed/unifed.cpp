@@ -37,7 +37,7 @@
 #include <map>
 
 #include "algorithms/registry.hpp"
-#include "sim/scenario/algorithm_keys.hpp"
+#include "sim/scenario/key_set.hpp"
 #include "algorithms/unifed/unifed_steps.hpp"
 #include "algorithms/unifed/validated_visit.hpp"
 #include "sim/core/input_error.hpp"

@@ -25,6 +25,10 @@ namespace fedgrid {
 
 class Federation;
 struct World;
+class Cohorts;
+class PeerMail;
+class RoundLedger;
+class Evaluator;
 
 // A machine of the federation: the server or a hospital.
 class Node {
@@ -191,7 +195,6 @@ class Federation {
   friend class Hospital;
   Update train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
                   const data::Indices& validation, int64_t samples);
-  std::optional<double> surrogate_accuracy(int round) const;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>
   static R copy_for(const R& result, const Hospital& member) {
@@ -200,34 +203,25 @@ class Federation {
     return copy;
   }
   using FanOut = std::function<void(size_t from, size_t to)>;
-  // Indices of `hospitals` that act: all of them, or with cohorts one per cohort (each cohort
-  // must be whole in `hospitals`); members[i] lists who index i acts for.
-  std::vector<size_t> acting(const std::vector<Hospital*>& hospitals, std::vector<std::vector<size_t>>& members);
   void fan_out(const std::vector<Hospital*>& hospitals, size_t rep, const std::vector<size_t>& members,
                const FanOut& copy);
   void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
                     const FanOut& copy);
   void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
                         const FanOut& copy, const std::function<void(size_t)>& consume);
-  // Hospitals a node's activity stands for: its cohort's size while it acts for the cohort.
-  int64_t multiplicity(const Node* node) const;
-  void check_alone(const Node& node) const;
-  // A transfer the platform can carry: no cohort acting alone, no peer-to-peer with cohorts.
-  void check_route(const Node& from, const Node& to) const;
   void record(const Activity& a, const Node* from, const Node* to);
-  struct Scores;  // one round's evaluation (federation.cpp)
-  void report_round(int round, const Scores& scores);
-  bool evaluate_now(int round) const;
-  int round_now() const;   // the calling actor's round (enter_round), else the run's
-  void stop_everyone();    // a stop condition was met: pipelined hospitals end, collect()s return
+  int round_now() const;  // the calling actor's round (enter_round), else the run's
   double energy_j() const;
 
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
   World& world_;
-  std::vector<Observer*> observers_;
   std::unique_ptr<Node> server_;
   std::vector<std::unique_ptr<Hospital>> hospitals_;
+  std::vector<std::string> tiers_;       // present among hospitals, in report order
+  std::unique_ptr<Cohorts> cohorts_;     // who acts for whom (timing.cohorts)
+  std::unique_ptr<PeerMail> mail_;       // models posted peer to peer
+  std::unique_ptr<RoundLedger> ledger_;  // rounds' figures, reports, stop conditions
+  std::unique_ptr<Evaluator> evaluator_;
+  std::map<long, int> actor_round_;      // actors that run their own rounds (enter_round), by pid
   int round_ = 0;
 };
 

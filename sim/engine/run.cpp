@@ -34,7 +34,7 @@ models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shap
 }
 
 // model.<tier>: the tier's own model on the same data.
-models::ModelSpec tier_spec_for(const Scenario::TierModel& m, const models::ModelSpec& global) {
+models::ModelSpec tier_spec_for(const ModelChoice& m, const models::ModelSpec& global) {
   models::ModelSpec spec = global;
   spec.arch = m.arch, spec.width_multiplier = m.width_multiplier;
   return spec;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/key_values.hpp"
+
 namespace fedgrid {
 
 // A model choice: model.<tier> or platform.hospitals[].model.
@@ -31,27 +33,6 @@ struct DataTask {
   int64_t train_samples = 0;  // 0 = all
   int hospitals = 1;
   int line = 0;
-};
-
-// The algorithm: section of a scenario as the algorithm reads it: each key's value, or the
-// default its declaration gives (algorithm_keys.hpp binds them to a settings struct).
-class AlgorithmSettings {
- public:
-  AlgorithmSettings();
-  // The key's value (dotted name under the section, e.g. "expansions.weak"), else its declared
-  // default; nullopt when neither. T: bool, int, int64_t, double, std::string, std::vector<int>.
-  template <class T>
-  std::optional<T> value(const std::string& name) const;
-  // A list key: how many items it has, and item i as settings of its own (its keys' defaults
-  // are the list's item declarations).
-  size_t items(const std::string& name) const;
-  AlgorithmSettings item(const std::string& name, size_t i) const;
-
- private:
-  friend struct ScenarioBuilder;
-  struct Node;                        // the validated YAML (scenario.cpp)
-  std::shared_ptr<const Node> node_;
-  std::string declared_;              // declared path of this section: "algorithm", "algorithm.x[]"
 };
 
 struct Scenario {
@@ -91,11 +72,11 @@ struct Scenario {
     std::optional<int> resize;
   } data;
 
-  using TierModel = ModelChoice;
-  struct Model {
+  // The model: section (fedgrid::Model is a model's state as the federation moves it).
+  struct ModelSection {
     std::string arch;
     double width_multiplier = 1.0;
-    std::map<std::string, TierModel> tiers;  // model.<tier>: per-tier models (heterofl, fedrolex, feddf)
+    std::map<std::string, ModelChoice> tiers;  // model.<tier>: per-tier models (heterofl, fedrolex, feddf)
   } model;
 
   struct Training {
@@ -111,7 +92,7 @@ struct Scenario {
 
   struct Algorithm {
     std::string name;
-    AlgorithmSettings settings;  // the algorithm's own keys, each read through its declaration
+    KeyValues settings;  // the algorithm's own keys (algorithm.*), each read through its declaration
   } algorithm;
 
   struct Stop {

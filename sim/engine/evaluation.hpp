@@ -1,0 +1,52 @@
+#pragma once
+// A round's evaluation: the global model (and any tier's own model) on the global test set,
+// and every hospital's model on its own test split ("local test") and, where models are
+// local, on every hospital's split weighted equally ("global test", FedSKD's Sec. III-B).
+// Evaluation jobs run on the executor; in timing-only runs the surrogate curve gives accuracy.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/partition.hpp"
+#include "sim/core/model.hpp"
+
+namespace fedgrid {
+
+struct World;
+
+// One round's scores.
+struct Scores {
+  std::optional<double> accuracy, loss, auc;
+  std::vector<int64_t> confusion;
+  std::vector<std::optional<double>> accuracy_of, auc_of, global_accuracy_of, global_auc_of;  // by hospital
+  std::map<std::string, std::optional<double>> tier_model_accuracy;
+};
+
+// A hospital as evaluation sees it: its tier and its test split.
+struct EvaluatedHospital {
+  std::string tier;
+  const data::HospitalSplit* split = nullptr;
+};
+
+class Evaluator {
+ public:
+  Evaluator(World& world, std::vector<EvaluatedHospital> hospitals, std::vector<std::string> tiers);
+  // Whether `round` is scored (output.eval_every, and always the last round).
+  bool scores_round(int round, double now) const;
+  // One global model; `tier_models` holds the model a tier's hospitals keep instead (HeteroFL's
+  // sub-models, FedDF's architectures); hospitals are scored with their tier's model.
+  Scores global(int round, double now, const Model& global, const std::map<std::string, Model>& tier_models);
+  // A model per hospital (index = hospital id).
+  Scores local(int round, double now, const std::vector<Model>& local_models);
+
+ private:
+  Scores empty() const;
+
+  World& world_;
+  std::vector<EvaluatedHospital> hospitals_;
+  std::vector<std::string> tiers_;
+};
+
+}  // namespace fedgrid

@@ -1,0 +1,160 @@
+#include "sim/engine/round_ledger.hpp"
+
+#include "sim/jobs/metrics.hpp"
+
+namespace fedgrid {
+
+RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
+                         std::vector<Observer*> observers, std::function<void()> on_stop)
+    : scenario_(scenario),
+      hospitals_(std::move(hospitals)),
+      tiers_(std::move(tiers)),
+      observers_(std::move(observers)),
+      on_stop_(std::move(on_stop)) {
+  summary_.scenario = scenario.name;
+  summary_.algorithm = scenario.algorithm.name;
+  summary_.seed = scenario.seed;
+  summary_.target_accuracy = scenario.stop.target_accuracy;
+}
+
+RoundState& RoundLedger::round(int r) {
+  auto& state = rounds_[r];
+  if (state.stats.empty()) state.stats.resize(hospitals_.size());
+  return state;
+}
+
+void RoundLedger::count_transfer(int r, int from, int to, int64_t bytes, int64_t k, double seconds) {
+  auto& state = round(r);
+  state.messages += k;
+  if (from < 0) state.bytes_down += bytes * k;
+  else if (to < 0) state.bytes_up += bytes * k;
+  else state.bytes_peer += bytes * k;
+  if (from >= 0) {
+    auto& st = state.stats[size_t(from)];
+    st.bytes_up += bytes, st.comm_s += seconds, st.took_part = true;
+  }
+  if (to >= 0) {
+    auto& st = state.stats[size_t(to)];
+    st.bytes_down += bytes, st.comm_s += seconds, st.took_part = true;
+  }
+}
+
+bool RoundLedger::done(int round, double now) {
+  const auto& stop = scenario_.stop;
+  auto& reason = summary_.stop_reason;
+  if (!reason.empty()) return true;  // already decided (a round ran past the time budget)
+  if (target_reached_) reason = "target_accuracy";
+  else if (round > stop.rounds) reason = "rounds";
+  else if (stop.sim_time_budget_s && now >= *stop.sim_time_budget_s) reason = "sim_time_budget";
+  return !reason.empty();
+}
+
+void RoundLedger::stop() {
+  stopping_ = true;
+  if (on_stop_) on_stop_();
+}
+
+void RoundLedger::emit(std::vector<Activity>& activities) {
+  for (auto& a : activities)
+    for (auto* o : observers_) o->on_activity(a);
+}
+
+void RoundLedger::report(int round, const Scores& scores, double now, double energy_j, int num_classes) {
+  const auto& accuracy = scores.accuracy;
+  const auto& hospital_accuracy = scores.accuracy_of;
+  const auto& budget = scenario_.stop.sim_time_budget_s;
+  RoundState state = std::move(this->round(round));
+  rounds_.erase(round);
+  if (over_budget_ || (budget && now > *budget)) {  // this round did not fit: it never happened
+    over_budget_ = true;
+    summary_.stop_reason = "sim_time_budget";
+    stop();
+    return;
+  }
+  // Activities tagged with an earlier round that was never reported (before the first round)
+  // go out first.
+  while (!rounds_.empty() && rounds_.begin()->first < round) {
+    emit(rounds_.begin()->second.activities);
+    rounds_.erase(rounds_.begin());
+  }
+  emit(state.activities);
+  RoundReport r;
+  r.round = round;
+  r.sim_time_s = now;
+  r.accuracy = accuracy, r.loss = scores.loss, r.auc = scores.auc;
+  r.local_test_accuracy = mean_present(scores.accuracy_of), r.local_test_auc = mean_present(scores.auc_of);
+  r.global_test_accuracy = mean_present(scores.global_accuracy_of);
+  r.global_test_auc = mean_present(scores.global_auc_of);
+  if (!scores.confusion.empty())
+    if (auto m = macro_metrics(scores.confusion, num_classes))
+      r.f1 = m->f1, r.sensitivity = m->sensitivity, r.specificity = m->specificity;
+  r.bytes_up = state.bytes_up, r.bytes_down = state.bytes_down, r.bytes_peer = state.bytes_peer;
+  r.messages = state.messages;
+  r.energy_j = energy_j;
+
+  std::map<std::string, std::pair<double, int>> by_tier;
+  for (size_t i = 0; i < hospitals_.size(); ++i) {
+    const auto& h = hospitals_[i];
+    const auto& st = state.stats[i];
+    r.participants += st.took_part;
+    r.epoch_transfers += st.epochs;
+    r.hospitals.push_back({h.id, h.name, h.tier, st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
+                           st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
+                           scores.global_accuracy_of[i], scores.global_auc_of[i]});
+    if (hospital_accuracy[i]) by_tier[h.tier].first += *hospital_accuracy[i], by_tier[h.tier].second++;
+  }
+  for (const auto& t : tiers_) {
+    auto it = by_tier.find(t);
+    r.tier_accuracy.push_back({t, it == by_tier.end() ? std::nullopt
+                                                      : std::optional<double>(it->second.first / it->second.second)});
+    auto m = scores.tier_model_accuracy.find(t);
+    r.tier_model_accuracy.push_back({t, m == scores.tier_model_accuracy.end() ? std::nullopt : m->second});
+  }
+  r.tier_gap = accuracy_gap(r.tier_model_accuracy);
+  r.hospital_accuracy_std = population_std(hospital_accuracy);
+  for (auto* o : observers_) o->on_round(r);
+
+  // Run totals, then a fresh round.
+  auto& s = summary_;
+  s.rounds = round;
+  s.sim_time_s = r.sim_time_s;
+  s.energy_j = r.energy_j;
+  s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.bytes_peer += r.bytes_peer, s.messages += r.messages;
+  s.epoch_transfers += r.epoch_transfers;
+  if (accuracy) {
+    s.final_accuracy = accuracy;
+    s.final_f1 = r.f1, s.final_sensitivity = r.sensitivity, s.final_specificity = r.specificity;
+    if (!s.best_accuracy || *accuracy > *s.best_accuracy) s.best_accuracy = accuracy;
+    s.final_tier_model_accuracy = r.tier_model_accuracy;
+    s.final_tier_gap = r.tier_gap, s.final_hospital_accuracy_std = r.hospital_accuracy_std;
+    s.final_auc = r.auc;
+    s.final_local_test_accuracy = r.local_test_accuracy, s.final_local_test_auc = r.local_test_auc;
+    s.final_global_test_accuracy = r.global_test_accuracy, s.final_global_test_auc = r.global_test_auc;
+    const auto& target = scenario_.stop.target_accuracy;
+    if (target && *accuracy >= *target && !s.time_to_target_s) {
+      s.time_to_target_s = r.sim_time_s;
+      target_reached_ = true;
+      stop();
+    }
+  }
+}
+
+RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions) {
+  auto& s = summary_;
+  s.versions = std::move(versions);
+  // After a stop condition cut the run (time budget, target, or pipelined hospitals stopped
+  // mid-round), the figures stay those of the last round reported; work under way for later
+  // rounds is dropped with them.
+  if (!over_budget_ && !stopping_) {
+    for (auto& [round, state] : rounds_) emit(state.activities);
+    s.sim_time_s = now;
+    s.energy_j = energy_j;
+  }
+  rounds_.clear();
+  s.bytes_total = s.bytes_up + s.bytes_down + s.bytes_peer;
+  if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
+  for (auto* o : observers_) o->on_finish(s);
+  return s;
+}
+
+}  // namespace fedgrid

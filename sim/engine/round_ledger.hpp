@@ -1,0 +1,80 @@
+#pragma once
+// The round ledger: what each round has done (activities, bytes, messages, every hospital's
+// figures), kept per round until the round is reported, then passed to the observers with the
+// round's scores; the run's totals (summary.json) and the stop conditions that follow from
+// reported rounds (target accuracy, time budget).
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/engine/evaluation.hpp"
+#include "sim/engine/observer.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fedgrid {
+
+// One hospital's figures in one round (a row of hospitals.csv before scoring).
+struct HospitalStats {
+  int64_t samples = 0;
+  int epochs = 0;
+  std::optional<double> train_loss;
+  double compute_s = 0, comm_s = 0;
+  int64_t bytes_up = 0, bytes_down = 0;
+  bool took_part = false;
+};
+
+// What a round has done so far: passed on when the round is reported, dropped when it ended
+// after stop.sim_time_budget_s (then the run's figures stop at the last round that fit).
+struct RoundState {
+  std::vector<HospitalStats> stats;  // by hospital id
+  std::vector<Activity> activities;
+  int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
+};
+
+// A hospital as the ledger names it in hospitals.csv.
+struct LedgerRow {
+  int id = 0;
+  std::string name, tier;
+};
+
+class RoundLedger {
+ public:
+  // `on_stop` runs once a stop condition is met while rounds are under way (pipelined
+  // hospitals end, waits for peer models return empty).
+  RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
+              std::vector<Observer*> observers, std::function<void()> on_stop);
+
+  // Round r's state, opened on first use (several are open while a pipelined schedule runs).
+  RoundState& round(int r);
+  // A transfer of `bytes` standing for `k` hospitals' transfers (cohorts): counted toward the
+  // round's bytes up (to the server), down (from it) or peer to peer, and each hospital end's
+  // communication figures (-1: the server).
+  void count_transfer(int round, int from, int to, int64_t bytes, int64_t k, double seconds);
+
+  // True once the run should stop before `round` (rounds, target accuracy, time budget).
+  bool done(int round, double now);
+  bool stopping() const { return stopping_; }
+  void stop();  // a stop condition was met
+  // Reports the round: its activities, its row of rounds.csv and hospitals.csv (with
+  // `scores`), the run totals; a round that ended past the time budget never happened.
+  void report(int round, const Scores& scores, double now, double energy_j, int num_classes);
+  // The run's summary, after the algorithm returned; activities of unreported rounds go out
+  // unless a stop condition cut the run.
+  RunSummary finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions);
+
+ private:
+  void emit(std::vector<Activity>& activities);
+
+  const Scenario& scenario_;
+  std::vector<LedgerRow> hospitals_;
+  std::vector<std::string> tiers_;
+  std::vector<Observer*> observers_;
+  std::function<void()> on_stop_;
+  std::map<int, RoundState> rounds_;
+  RunSummary summary_;
+  bool target_reached_ = false, over_budget_ = false, stopping_ = false;
+};
+
+}  // namespace fedgrid

@@ -1,0 +1,240 @@
+// The simulator's own scenario keys, each declared once and bound to the Scenario field it
+// fills (key_set.hpp). Algorithms declare theirs next to their code; both join the key table.
+#include "sim/scenario/core_keys.hpp"
+
+#include "sim/scenario/key_set.hpp"
+
+namespace fedgrid {
+namespace {
+
+const std::vector<std::string> kArchs = {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"};
+constexpr auto none = std::nullopt;
+
+// A model choice (an arch name, or {arch, width_multiplier}) under `name` of `from`; fields
+// not given keep `base`'s.
+std::optional<ModelChoice> model_choice(const KeyValues& from, const std::string& name, ModelChoice base) {
+  if (!from.given(name)) return std::nullopt;
+  if (!from.is_mapping(name)) {
+    base.arch = *from.value<std::string>(name);
+    return base;
+  }
+  if (from.given(name + ".arch")) base.arch = *from.value<std::string>(name + ".arch");
+  if (from.given(name + ".width_multiplier")) base.width_multiplier = *from.value<double>(name + ".width_multiplier");
+  return base;
+}
+
+// A hospital group's own model: its arch or width left empty/0 mean "the global model's",
+// filled in once model.* is read (core_keys' reader runs before the items are completed).
+KeySet<HospitalGroup> hospital_group_keys() {
+  using G = HospitalGroup;
+  return KeySet<G>()
+      .add("count", &G::count, "1", "Number of hospitals in this group", {.min = 1})
+      .add("tier", &G::tier, none, "Tier of this group (see `fedgrid list tiers`)", {.required = true})
+      .add("name", &G::name, none, "Name prefix of this group's hospitals (default: the tier)")
+      .bind<double>("speed_flops", [](G& g) -> auto& { return g.speed_flops; }, none,
+                    "Override: effective training FLOP/s", {.min = 0, .min_exclusive = true})
+      .bind<double>("uplink_bps", [](G& g) -> auto& { return g.uplink_bps; }, none, "Override: uplink bandwidth, bit/s",
+                    {.min = 0, .min_exclusive = true})
+      .bind<double>("downlink_bps", [](G& g) -> auto& { return g.downlink_bps; }, none,
+                    "Override: downlink bandwidth, bit/s", {.min = 0, .min_exclusive = true})
+      .bind<double>("latency_s", [](G& g) -> auto& { return g.latency_s; }, none,
+                    "Override: one-way access-link latency, s", {.min = 0})
+      .custom("model", KeyType::ModelChoice, none,
+              "This group's own model where every hospital keeps one (local, fedskd): an arch, or {arch, width_multiplier}",
+              {.allowed = kArchs},
+              [](G& g, const KeyValues& from) { g.model = model_choice(from, "model", {"", 0}); })
+      .custom("model.arch", KeyType::String, none, "Architecture of this group's model (default: model.arch)",
+              {.allowed = kArchs}, {})
+      .custom("model.width_multiplier", KeyType::Float, none,
+              "Width of this group's model (default: model.width_multiplier)",
+              {.min = 0, .max = 1, .min_exclusive = true}, {});
+}
+
+KeySet<DataTask> data_task_keys() {
+  using D = DataTask;
+  return KeySet<D>()
+      .add("dataset", &D::dataset, none, "This task's dataset (as data.dataset)", {.required = true})
+      .add("classes", &D::classes, none,
+           "Original labels kept, in order (default: all); they become labels offset.. of the unified space", {.min = 0})
+      .add("train_samples", &D::train_samples, none,
+           "Keep only the first N training samples of this task (after the class filter), as UniFed's code keeps 8,000",
+           {.min = 1})
+      .add("hospitals", &D::hospitals, none, "Number of hospitals holding this task", {.min = 1, .required = true});
+}
+
+KeySet<Scenario> build() {
+  using S = Scenario;
+  KeySet<S> k;
+  k.add("name", &S::name, "scenario", "Run name, used in summary.json and the default output dir")
+      .add("seed", &S::seed, "42", "Seed of every random choice (model init, partition, shuffles, sampling)", {.min = 0});
+
+  k.group("platform", "The simulated machines and network")
+      .bind<std::string>("platform.tiers", [](S& s) -> auto& { return s.platform.tiers_file; }, none,
+                         "Tier catalog YAML (default: platforms/tiers.yaml)")
+      .group("platform.server", "The aggregation server")
+      .bind<std::string>("platform.server.tier", [](S& s) -> auto& { return s.platform.server_tier; }, "cloud",
+                         "Tier of the server host")
+      .bind<std::string>("platform.server.host", [](S& s) -> auto& { return s.platform.server_host; }, "server",
+                         "With platform.xml: name of the server host in the XML")
+      .bind_list<HospitalGroup>("platform.hospitals", [](S& s) -> auto& { return s.platform.hospitals; },
+                                "Hospital groups: {count, tier} plus optional overrides", hospital_group_keys())
+      .bind<std::string>("platform.roster", [](S& s) -> auto& { return s.platform.roster; }, none,
+                         "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s]); replaces hospitals")
+      .bind<std::string>("platform.xml", [](S& s) -> auto& { return s.platform.xml; }, none,
+                         "SimGrid XML platform; every host but the server is a hospital and needs a 'tier' property")
+      .bind<std::string>("platform.tier_ratio", [](S& s) -> auto& { return s.platform.tier_ratio; }, none,
+                         "weak:medium:strong hospital counts in this ratio (e.g. 7:2:1), with platform.hospital_count; replaces hospitals")
+      .bind<int>("platform.hospital_count", [](S& s) -> auto& { return s.platform.hospital_count; }, none,
+                 "With platform.tier_ratio: number of hospitals (a multiple of the ratio's sum)", {.min = 1})
+      .group("platform.backbone", "The shared backbone every access link joins")
+      .bind<double>("platform.backbone.bandwidth_bps", [](S& s) -> auto& { return s.platform.backbone_bandwidth_bps; },
+                    "100e9", "Backbone bandwidth, bit/s", {.min = 0, .min_exclusive = true})
+      .bind<double>("platform.backbone.latency_s", [](S& s) -> auto& { return s.platform.backbone_latency_s; }, "0",
+                    "Backbone latency, s", {.min = 0});
+
+  k.group("data", "Dataset, partition and splits")
+      .bind<std::string>("data.dataset", [](S& s) -> auto& { return s.data.dataset; }, "fashion-mnist",
+                         "synthetic | fashion-mnist | idx:<dir> | npz:<MedMNIST .npz file>")
+      .group("data.partition", "How the training pool is dealt to hospitals")
+      .bind<std::string>("data.partition.scheme", [](S& s) -> auto& { return s.data.partition_scheme; }, "iid",
+                         "iid | dirichlet | shards | balanced (equal count of every class per hospital)",
+                         {.allowed = {"iid", "dirichlet", "shards", "balanced"}})
+      .bind<double>("data.partition.beta", [](S& s) -> auto& { return s.data.beta; }, "0.5",
+                    "dirichlet: label-skew concentration (smaller = more skewed)", {.min = 0, .min_exclusive = true})
+      .bind<int>("data.partition.classes_per_hospital", [](S& s) -> auto& { return s.data.classes_per_hospital; }, "2",
+                 "shards: classes per hospital", {.min = 1})
+      .bind<int64_t>("data.partition.min_samples", [](S& s) -> auto& { return s.data.min_samples; }, "10",
+                     "dirichlet: redraw until every hospital holds this many", {.min = 0})
+      .group("data.split", "Each hospital's stratified train/val/test split")
+      .bind<double>("data.split.train", [](S& s) -> auto& { return s.data.split_train; }, "0.7",
+                    "Share of a hospital's samples used for training", {.min = 0, .max = 1})
+      .bind<double>("data.split.val", [](S& s) -> auto& { return s.data.split_val; }, "0.1", "Share kept for validation",
+                    {.min = 0, .max = 1})
+      .bind<double>("data.split.test", [](S& s) -> auto& { return s.data.split_test; }, "0.2",
+                    "Share kept for the hospital's own test", {.min = 0, .max = 1})
+      .bind_list<DataTask>("data.tasks", [](S& s) -> auto& { return s.data.tasks; },
+                           "Several tasks, each a dataset for its own group of hospitals (in hospital order), with one unified label space",
+                           data_task_keys())
+      .bind<int>("data.resize", [](S& s) -> auto& { return s.data.resize; }, none,
+                 "Resize every image to this side (bilinear), e.g. 28 -> 32 for vgg11/resnet18", {.min = 4})
+      .bind<double>("data.server_share", [](S& s) -> auto& { return s.data.server_share; }, "0",
+                    "Stratified share of the training pool held at the server (split like a hospital's); UniFed trains on it",
+                    {.min = 0, .max = 0.5})
+      .bind<int64_t>("data.samples_per_hospital", [](S& s) -> auto& { return s.data.samples_per_hospital; }, none,
+                     "training.mode timing-only: every hospital holds this many training samples; no dataset is partitioned",
+                     {.min = 1})
+      .group("data.synthetic", "Options of the synthetic dataset")
+      .bind<int64_t>("data.synthetic.train_samples", [](S& s) -> auto& { return s.data.synthetic_train; }, "2000",
+                     "Training pool size", {.min = 1})
+      .bind<int64_t>("data.synthetic.test_samples", [](S& s) -> auto& { return s.data.synthetic_test; }, "500",
+                     "Global test set size", {.min = 1})
+      .bind<int>("data.synthetic.classes", [](S& s) -> auto& { return s.data.synthetic_classes; }, "10",
+                 "Number of classes", {.min = 2})
+      .bind<int>("data.synthetic.channels", [](S& s) -> auto& { return s.data.synthetic_channels; }, "1",
+                 "Image channels", {.min = 1})
+      .bind<int>("data.synthetic.height", [](S& s) -> auto& { return s.data.synthetic_height; }, "28", "Image height",
+                 {.min = 1})
+      .bind<int>("data.synthetic.width", [](S& s) -> auto& { return s.data.synthetic_width; }, "28", "Image width",
+                 {.min = 1})
+      .bind<double>("data.synthetic.noise", [](S& s) -> auto& { return s.data.synthetic_noise; }, "1.0",
+                    "Pixel noise std around the class prototypes", {.min = 0});
+
+  k.group("model", "The network every hospital trains")
+      .bind<std::string>("model.arch", [](S& s) -> auto& { return s.model.arch; }, "cnn",
+                         "cnn | lenet5 | mlp | vgg11 | resnet18 | resnet10 (see `fedgrid list models`)",
+                         {.allowed = kArchs})
+      .bind<double>("model.width_multiplier", [](S& s) -> auto& { return s.model.width_multiplier; }, "1",
+                    "Hidden channels/units scaled to ceil(m * base), 0 < m <= 1 (HeteroFL's model rate)",
+                    {.min = 0, .max = 1, .min_exclusive = true});
+  for (const std::string tier : {"weak", "medium", "strong"}) {
+    const std::string key = "model." + tier;
+    k.custom(key, KeyType::ModelChoice, none,
+             "Model of the " + tier + " tier's hospitals (heterofl, fedrolex, feddf): an arch, or {arch, width_multiplier}",
+             {.allowed = kArchs},
+             [key, tier](S& s, const KeyValues& from) {
+               if (auto m = model_choice(from, key, {s.model.arch, s.model.width_multiplier})) s.model.tiers[tier] = *m;
+             })
+        .custom(key + ".arch", KeyType::String, none, "Architecture of the " + tier + " tier (default: model.arch)",
+                {.allowed = kArchs}, {})
+        .custom(key + ".width_multiplier", KeyType::Float, none,
+                "Width of the " + tier + " tier's model (default: model.width_multiplier)",
+                {.min = 0, .max = 1, .min_exclusive = true}, {});
+  }
+
+  k.group("training", "Local training")
+      .custom("training.mode", KeyType::String, "real",
+              "real (LibTorch trains) | timing-only (protocol, transfers and compute charges; no tensors, no data)",
+              {.allowed = {"real", "timing-only"}},
+              [](S& s, const KeyValues& from) {
+                s.training.timing_only = from.value<std::string>("training.mode") == "timing-only";
+              })
+      .bind<std::string>("training.surrogate", [](S& s) -> auto& { return s.training.surrogate; }, none,
+                         "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round")
+      .bind<std::string>("training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd", "sgd | adam",
+                         {.allowed = {"sgd", "adam"}})
+      .bind<double>("training.lr", [](S& s) -> auto& { return s.training.lr; }, "0.01", "Learning rate",
+                    {.min = 0, .min_exclusive = true})
+      .bind<double>("training.momentum", [](S& s) -> auto& { return s.training.momentum; }, "0.9", "SGD momentum",
+                    {.min = 0})
+      .bind<double>("training.weight_decay", [](S& s) -> auto& { return s.training.weight_decay; }, "0",
+                    "L2 weight decay", {.min = 0})
+      .bind<int>("training.batch_size", [](S& s) -> auto& { return s.training.batch_size; }, "32", "Mini-batch size",
+                 {.min = 1})
+      .bind<int>("training.local_epochs", [](S& s) -> auto& { return s.training.local_epochs; }, "1",
+                 "Epochs per local training job", {.min = 1})
+      .bind<int64_t>("training.local_steps", [](S& s) -> auto& { return s.training.local_steps; }, "0",
+                     "Mini-batches per local training job, replacing local_epochs (0: use local_epochs); FedSKD's 'iterations'",
+                     {.min = 0})
+      .bind<std::string>("training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
+                         "auto | cpu | cuda (auto: cuda when present)", {.allowed = {"auto", "cpu", "cuda"}})
+      .bind<int>("training.workers", [](S& s) -> auto& { return s.training.workers; }, "0",
+                 "Compute executor worker threads (0: one per core)", {.min = 0})
+      .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "0",
+                 "Torch intra-op threads per worker (0: cores / workers)", {.min = 0});
+
+  k.group("algorithm", "The federated algorithm and its own keys")
+      .custom("algorithm.name", KeyType::String, "fedavg", "Algorithm (see `fedgrid list algorithms`)", {},
+              [](S& s, const KeyValues& from) {
+                s.algorithm.name = *from.value<std::string>("algorithm.name");
+                s.algorithm.settings = from.section("algorithm");
+              });
+
+  k.group("stop", "When the run ends (whichever comes first)")
+      .bind<int>("stop.rounds", [](S& s) -> auto& { return s.stop.rounds; }, "20", "Maximum number of rounds", {.min = 1})
+      .bind<double>("stop.target_accuracy", [](S& s) -> auto& { return s.stop.target_accuracy; }, none,
+                    "Stop once global accuracy reaches this (0..1)", {.min = 0, .max = 1})
+      .bind<double>("stop.sim_time_budget_s", [](S& s) -> auto& { return s.stop.sim_time_budget_s; }, none,
+                    "Simulated wall-clock budget, s: runs every round that ends within it; a round that would end later is discarded",
+                    {.min = 0, .min_exclusive = true});
+
+  k.group("timing", "How simulated time is charged")
+      .bind<std::string>("timing.compute", [](S& s) -> auto& { return s.timing.compute; }, "flops",
+                         "Compute cost model: flops (analytic FLOPs / host speed)", {.allowed = {"flops"}})
+      .bind<std::string>("timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
+                         "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth)",
+                         {.allowed = {"default", "cm02"}})
+      .bind<bool>("timing.cohorts", [](S& s) -> auto& { return s.timing.cohorts; }, "false",
+                  "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links");
+
+  k.group("output", "Where and what to write")
+      .bind<std::string>("output.dir", [](S& s) -> auto& { return s.output.dir; }, none,
+                         "Output directory (default: results/<name>)")
+      .bind<bool>("output.trace", [](S& s) -> auto& { return s.output.trace; }, "true",
+                  "Write trace.json (Chrome trace format)")
+      .bind<bool>("output.global_test", [](S& s) -> auto& { return s.output.global_test; }, "true",
+                  "Local models: also score each on every hospital's test split, weighted equally (FedSKD's 'global test'; N x N evaluations)")
+      .bind<int>("output.eval_every", [](S& s) -> auto& { return s.output.eval_every; }, "1",
+                 "Evaluate every k rounds (and the last)", {.min = 1});
+  return k;
+}
+
+}  // namespace
+
+const KeySet<Scenario>& core_keys() {
+  static const KeySet<Scenario> keys = build();
+  return keys;
+}
+
+std::vector<KeyDecl> core_key_declarations() { return core_keys().declarations(""); }
+
+}  // namespace fedgrid
