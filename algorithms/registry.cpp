@@ -10,6 +10,7 @@ namespace fedgrid::algorithms {
 #define FEDGRID_ALGORITHM_FILES(FILE) \
   FILE(fedavg)                        \
   FILE(fedprox)                       \
+  FILE(fedopt)                        \
   FILE(unifed)                        \
   FILE(fedseq)                        \
   FILE(local)                         \
