@@ -34,9 +34,7 @@
 //     ten, so 0.01 and 0.001 are starting values, not tuned ones: tune server_lr (with
 //     training.lr) per task. In fedadam and fedyogi, once |Delta| >> tau, the first step moves
 //     a value by about eta (m_0 = 0.1 Delta, sqrt(v_0) ~ 0.1 |Delta|) whatever the size of Delta.
-//  7. Bounds: eta > 0, tau > 0, beta1 and beta2 in [0, 1]. Algorithm 2 asks beta in [0, 1); the
-//     key table has no exclusive upper bound, so 1 is accepted and is the degenerate limit
-//     (beta1 = 1: m_t stays 0 and the model never moves; beta2 = 1: v_t stays tau^2).
+//  7. Bounds: eta > 0, tau > 0, beta1 and beta2 in [0, 1) as Algorithm 2 asks.
 //  8. Arithmetic in double, the model stored as float32 (as weighted_average does); m and v are
 //     kept in double across rounds in the algorithm object. Hospitals' local training is the
 //     scenario's training.* (optimizer, lr, momentum; Algorithm 2's clients run plain SGD).
@@ -118,11 +116,11 @@ const KeySet<FedOptSettings>& fedopt_keys() {
                "fedadam, fedyogi, fedadagrad: server learning rate eta of x + eta m / (sqrt(v) + tau)",
                {.min = 0, .min_exclusive = true})
           .add("beta1", &FedOptSettings::beta1, "0.9",
-               "fedadam, fedyogi, fedadagrad: decay of the server momentum m (the paper: [0, 1); 0 = no momentum)",
-               {.min = 0, .max = 1})
+               "fedadam, fedyogi, fedadagrad: decay of the server momentum m, in [0, 1) (0 = no momentum)",
+               {.min = 0, .max = 1, .max_exclusive = true})
           .add("beta2", &FedOptSettings::beta2, "0.99",
-               "fedadam, fedyogi, fedadagrad: decay of the second moment v (the paper: [0, 1); fedadagrad ignores it)",
-               {.min = 0, .max = 1})
+               "fedadam, fedyogi, fedadagrad: decay of the second moment v, in [0, 1) (fedadagrad ignores it)",
+               {.min = 0, .max = 1, .max_exclusive = true})
           .add("tau", &FedOptSettings::tau, "0.001",
                "fedadam, fedyogi, fedadagrad: adaptivity tau (denominator sqrt(v) + tau; v starts at tau^2)",
                {.min = 0, .min_exclusive = true});

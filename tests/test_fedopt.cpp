@@ -135,7 +135,7 @@ TEST(FedOpt, BadKeysAreInputErrors) {
   test::write_file(dir + "/s.yaml", quiet_tiny("fedopt-keys"));
   const std::string base = "validate " + dir + "/s.yaml --set algorithm.name=fedadam ";
   EXPECT_EQ(run_fedgrid(base).exit_code, 0) << run_fedgrid(base).output;
-  for (const char* bad : {"algorithm.beta1=1.5", "algorithm.beta1=-0.1", "algorithm.beta2=2", "algorithm.server_lr=0",
+  for (const char* bad : {"algorithm.beta1=1.5", "algorithm.beta1=1", "algorithm.beta1=-0.1", "algorithm.beta2=2", "algorithm.server_lr=0",
                           "algorithm.server_lr=-1", "algorithm.tau=0", "algorithm.tau=abc"}) {
     auto r = run_fedgrid(base + "--set " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;

@@ -24,7 +24,7 @@ namespace fedgrid {
 
 struct KeyBounds {
   std::optional<double> min = {}, max = {};
-  bool min_exclusive = false;
+  bool min_exclusive = false, max_exclusive = false;
   std::vector<std::string> allowed = {};  // the values a string (or an arch name) may take
   bool required = false;                  // inside a list item: must be given
 };
@@ -56,7 +56,7 @@ class KeySet {
   KeySet& custom(const std::string& name, KeyType type, std::optional<std::string> default_text, std::string description,
                  KeyBounds bounds, Reader read) {
     keys_.push_back({{name, type, std::move(default_text), std::move(description), std::move(bounds.allowed), bounds.min,
-                      bounds.max, bounds.min_exclusive, bounds.required},
+                      bounds.max, bounds.min_exclusive, bounds.max_exclusive, bounds.required},
                      std::move(read)});
     return *this;
   }

@@ -15,7 +15,8 @@ std::vector<KeyDecl>& table() {
 
 bool same_declaration(const KeyDecl& a, const KeyDecl& b) {
   return a.type == b.type && a.default_value == b.default_value && a.allowed == b.allowed && a.min == b.min &&
-         a.max == b.max && a.min_exclusive == b.min_exclusive && a.required == b.required;
+         a.max == b.max && a.min_exclusive == b.min_exclusive && a.max_exclusive == b.max_exclusive &&
+         a.required == b.required;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ struct KeyDecl {
   std::optional<double> min = {};         // inclusive lower bound for numbers
   std::optional<double> max = {};         // inclusive upper bound for numbers
   bool min_exclusive = false;
+  bool max_exclusive = false;
   bool required = false;  // must be given (inside a list item or when its parent is given)
 };
 

@@ -135,8 +135,8 @@ class Validator {
     if (decl.type == KeyType::Int || decl.type == KeyType::Float) {
       if (decl.min && (number < *decl.min || (decl.min_exclusive && number == *decl.min)))
         add(line, where, "must be " + std::string(decl.min_exclusive ? "> " : ">= ") + fmt(*decl.min) + ", got " + text, where);
-      if (decl.max && number > *decl.max)
-        add(line, where, "must be <= " + fmt(*decl.max) + ", got " + text, where);
+      if (decl.max && (number > *decl.max || (decl.max_exclusive && number == *decl.max)))
+        add(line, where, "must be " + std::string(decl.max_exclusive ? "< " : "<= ") + fmt(*decl.max) + ", got " + text, where);
     }
     if (!decl.allowed.empty() &&
         std::find(decl.allowed.begin(), decl.allowed.end(), text) == decl.allowed.end()) {
