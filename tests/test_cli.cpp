@@ -86,6 +86,71 @@ TEST(Cli, BadCommandLine) {
   EXPECT_NE(r.output.find("/nonexistent.yaml"), std::string::npos);
 }
 
+// Exit code 2, and `named` (the offending option) in the message, followed by the usage.
+void expect_usage_error(const std::string& args, const std::string& named) {
+  auto r = run_fedgrid(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+  EXPECT_EQ(r.output.rfind("fedgrid: ", 0), 0u) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(named), std::string::npos) << "missing " << named << " in\n" << r.output;
+  EXPECT_NE(r.output.find("usage: fedgrid"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+}
+
+TEST(Cli, CommandHelpListsItsOptions) {
+  auto run = run_fedgrid("run --help");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const char* option : {"usage: fedgrid run", "--set", "--out", "--log-level"})
+    EXPECT_NE(run.output.find(option), std::string::npos) << option << " in\n" << run.output;
+  EXPECT_EQ(run.output.find("--jobs"), std::string::npos) << run.output;
+  auto sweep = run_fedgrid("sweep --help");
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.output;
+  for (const char* option : {"usage: fedgrid sweep", "--jobs", "--out", "--log-level"})
+    EXPECT_NE(sweep.output.find(option), std::string::npos) << option << " in\n" << sweep.output;
+  EXPECT_EQ(sweep.output.find("--set"), std::string::npos) << sweep.output;
+  // The overall usage: exit 0 when asked for, 2 without a command.
+  auto all = run_fedgrid("--help");
+  EXPECT_EQ(all.exit_code, 0);
+  EXPECT_NE(all.output.find("fedgrid COMMAND --help"), std::string::npos) << all.output;
+  auto none = run_fedgrid("");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("fedgrid COMMAND --help"), std::string::npos) << none.output;
+  auto version = run_fedgrid("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.output.rfind("fedgrid ", 0), 0u) << version.output;
+}
+
+TEST(Cli, BadOptionsAreNamed) {
+  expect_usage_error("run --frobnicate", "unknown option '--frobnicate' for 'run'");
+  expect_usage_error("sweep s.yaml --jobs x", "invalid value 'x' for option '--jobs'");
+  expect_usage_error("sweep s.yaml --jobs 0", "invalid value '0' for option '--jobs'");
+  expect_usage_error("sweep s.yaml --jobs", "option '--jobs' of 'sweep' needs a value");
+  // An option of another command.
+  expect_usage_error("list --jobs 2", "unknown option '--jobs' for 'list'");
+  expect_usage_error("run --jobs 2", "unknown option '--jobs' for 'run'");
+  expect_usage_error("sweep s.yaml --set a=1", "unknown option '--set' for 'sweep'");
+  // --set without a value: at the end, or followed by another option.
+  expect_usage_error("run --set", "option '--set' of 'run' needs a value");
+  expect_usage_error("validate s.yaml --set --out x", "option '--set' of 'validate' needs a value");
+  expect_usage_error("run --log-level loud", "invalid value 'loud' for option '--log-level'");
+  expect_usage_error("run --out a --out b", "option '--out' of 'run' given more than once");
+  // Too many or too few arguments.
+  expect_usage_error("run a.yaml b.yaml", "'run' takes at most one SCENARIO, got 2");
+  expect_usage_error("list", "'list' takes one of algorithms|models|datasets|tiers|keys, got 0");
+  expect_usage_error("sweep", "'sweep' takes one SWEEP.yaml, got 0");
+}
+
+// --set as a separate argument and as --set=k=v, repeated, and global options before the command.
+TEST(Cli, SetFormsAndGlobalOptionsAnywhere) {
+  const std::string dir = test::temp_dir("setforms");
+  test::write_file(dir + "/s.yaml", test::tiny_scenario("forms"));
+  auto r = run_fedgrid("--log-level warn validate " + dir + "/s.yaml --set=stop.rounds=1 --set model.arch=mlp " +
+                       "--set=output.eval_every=oftn");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("key 'output.eval_every'"), std::string::npos) << r.output;
+  r = run_fedgrid("validate " + dir + "/s.yaml --set=stop.rounds=1 --set model.arch=mlp --log-level=warn");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST(Cli, ListAndValidate) {
   for (const char* what : {"algorithms", "models", "datasets", "tiers", "keys"}) {
     auto r = run_fedgrid(std::string("list ") + what);

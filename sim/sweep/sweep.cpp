@@ -1,13 +1,13 @@
 #include "sim/sweep/sweep.hpp"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <deque>
 #include <filesystem>
-#include <map>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "sim/core/input_error.hpp"
 #include "sim/sweep/sweep_table.hpp"
@@ -23,17 +23,17 @@ class LocalSlots {
 
   bool free() const { return running_.size() < size_t(options_.jobs); }
   bool busy() const { return !running_.empty(); }
-  void start(size_t cell) { running_[start_cell(plan_, cells_.at(cell), options_.executable)] = cell; }
+  void start(size_t cell) { running_.emplace_back(start_cell(plan_, cells_.at(cell), options_.executable), cell); }
 
   // The outcome of a cell that ended; with `wait`, waits for one (the caller knows one runs).
   std::optional<CellOutcome> reap(bool wait) {
     while (true) {
       for (auto it = running_.begin(); it != running_.end(); ++it) {
-        int status = 0;
-        if (waitpid(it->first, &status, WNOHANG) != it->first) continue;
+        const std::optional<int> status = it->first.poll();
+        if (!status) continue;
         const size_t cell = it->second;
         running_.erase(it);
-        return finish_cell(plan_, cells_[cell], status);
+        return finish_cell(plan_, cells_[cell], *status);
       }
       if (!wait || running_.empty()) return std::nullopt;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -44,7 +44,7 @@ class LocalSlots {
   const SweepPlan& plan_;
   const std::vector<SweepCell>& cells_;
   const SweepOptions& options_;
-  std::map<pid_t, size_t> running_;  // process -> cell
+  std::vector<std::pair<CellProcess, size_t>> running_;  // process, cell; in the order started
 };
 
 // Rank 0: hands cells to its own slots and to the other ranks' slots as they ask, collects

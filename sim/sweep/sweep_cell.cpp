@@ -1,10 +1,11 @@
 #include "sim/sweep/sweep_cell.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
+#include <boost/process/args.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/io.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
-
-extern char** environ;
 
 namespace fedgrid {
 namespace {
@@ -48,30 +47,41 @@ nlohmann::json identity(const SweepPlan& plan, const SweepCell& cell) {
 
 }  // namespace
 
-pid_t start_cell(const SweepPlan& plan, const SweepCell& cell, const std::string& executable) {
+struct CellProcess::Child {
+  boost::process::child process;
+};
+
+CellProcess::CellProcess(std::unique_ptr<Child> child) : child_(std::move(child)) {}
+CellProcess::CellProcess(CellProcess&&) noexcept = default;
+CellProcess& CellProcess::operator=(CellProcess&&) noexcept = default;
+CellProcess::~CellProcess() = default;  // boost::process::child kills a process still running
+
+std::optional<int> CellProcess::poll() {
+  if (child_->process.running()) return std::nullopt;
+  return child_->process.native_exit_code();
+}
+
+CellProcess start_cell(const SweepPlan& plan, const SweepCell& cell, const std::string& executable) {
   const std::string dir = cell_dir(plan, cell);
   fs::create_directories(dir);
   // An interrupted earlier attempt must not pass for a finished one.
   fs::remove(dir + "/cell.json");
   fs::remove(dir + "/summary.json");
+  // Boost.Process opens the log without truncating it: an earlier attempt's longer log would
+  // show through.
+  const std::string log = dir + "/run.log";
+  fs::remove(log);
 
-  std::vector<std::string> args{executable, "run", plan.base};
+  std::vector<std::string> args{"run", plan.base};
   for (const auto& o : cell.overrides) args.insert(args.end(), {"--set", o});
   args.insert(args.end(), {"--out", dir, "--log-level", "warn"});
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  const std::string log = dir + "/run.log";
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + executable + ": " + std::strerror(rc));
-  return pid;
+  namespace bp = boost::process;
+  try {
+    return CellProcess(std::make_unique<CellProcess::Child>(
+        CellProcess::Child{bp::child(bp::exe = executable, bp::args = args, (bp::std_out & bp::std_err) > log)}));
+  } catch (const bp::process_error& e) {
+    throw std::runtime_error("cannot start " + executable + ": " + e.code().message());
+  }
 }
 
 CellOutcome finish_cell(const SweepPlan& plan, const SweepCell& cell, int wait_status) {

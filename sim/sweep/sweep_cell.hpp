@@ -3,8 +3,7 @@
 // (SimGrid allows one engine per process). Its output lands in the cell's folder, with the
 // run's stdout and stderr in run.log and the outcome in cell.json, which is what lets a
 // re-run of the sweep skip the cells that already finished.
-#include <sys/types.h>
-
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,11 +19,28 @@ struct CellOutcome {
   bool reused = false;  // finished in an earlier invocation of the sweep
 };
 
-// Starts the cell's run (`executable` is the fedgrid binary) and returns its process id.
-pid_t start_cell(const SweepPlan& plan, const SweepCell& cell, const std::string& executable);
+// A cell's run as a child process (Boost.Process). Destroyed while it runs, it kills it.
+class CellProcess {
+ public:
+  CellProcess(CellProcess&&) noexcept;
+  CellProcess& operator=(CellProcess&&) noexcept;
+  ~CellProcess();
+  // Once the process ended: its wait status (as waitpid gives it); none while it runs.
+  std::optional<int> poll();
 
-// The outcome of a cell's process that ended with `wait_status` (from waitpid); records it
-// in the cell's cell.json.
+ private:
+  struct Child;
+  explicit CellProcess(std::unique_ptr<Child> child);
+  std::unique_ptr<Child> child_;
+  friend CellProcess start_cell(const SweepPlan&, const SweepCell&, const std::string&);
+};
+
+// Starts the cell's run (`executable` is the fedgrid binary), its stdout and stderr going to
+// the cell's run.log.
+CellProcess start_cell(const SweepPlan& plan, const SweepCell& cell, const std::string& executable);
+
+// The outcome of a cell's process that ended with `wait_status` (from CellProcess::poll);
+// records it in the cell's cell.json.
 CellOutcome finish_cell(const SweepPlan& plan, const SweepCell& cell, int wait_status);
 
 // The outcome recorded by an earlier invocation, if this very cell (same base and

@@ -1,0 +1,111 @@
+#include "sim/cli/commands.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+#include "models/model_spec.hpp"
+#include "platforms/tier_catalog.hpp"
+#include "sim/cli/compare.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/engine/run.hpp"
+#include "sim/scenario/key_table.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/sweep/sweep.hpp"
+
+namespace fedgrid {
+namespace {
+
+// The scenario named by the (at most one, checked by the parser) positional argument.
+Scenario scenario_from(const Args& a) {
+  std::vector<std::string> overrides = a.overrides;
+  if (a.out) overrides.push_back("output.dir=" + *a.out);
+  if (a.positional.empty()) return builtin_quickstart(overrides);
+  return load_scenario(a.positional[0], overrides);
+}
+
+int list(const Args& a) {
+  const std::string& what = a.positional.at(0);
+  if (what == "algorithms") {
+    for (const auto& alg : algorithms::registry()) fmt::print("{:<13} {}\n", alg.name, alg.description);
+  } else if (what == "models") {
+    for (const auto& arch : models::known_archs()) {
+      // Each at the smallest usual input it takes: 1x28x28, or 1x32x32 (vgg11's five pools).
+      const int side = arch == "vgg11" || arch == "resnet18" ? 32 : 28;
+      auto c = models::model_cost({arch, 1, side, side, 10});
+      fmt::print("{:<8} {:>9} params {:>8.2f} MFLOP/sample fwd (1x{}x{})  {}\n", arch, c.parameters,
+                 c.forward_flops / 1e6, side, side, models::arch_description(arch));
+    }
+  } else if (what == "datasets") {
+    fmt::print("fashion-mnist   Fashion-MNIST from Debian's dataset-fashion-mnist (60k train, 10k test, 28x28)\n");
+    fmt::print("synthetic       class-conditional Gaussian images (data.synthetic.* sets its size)\n");
+    fmt::print("idx:<dir>       any MNIST-style gzip IDX directory (train-*/t10k-* files)\n");
+    fmt::print("npz:<file>      a MedMNIST .npz file (train/test images and labels; grey or colour)\n");
+  } else if (what == "tiers") {
+    auto catalog = platforms::load_tier_catalog(std::string(FEDGRID_SOURCE_DIR) + "/platforms/tiers.yaml");
+    for (const auto& t : catalog.tiers)
+      fmt::print("{:<7} {:>8.1f} GFLOP/s  up {:>7.1f} Mbit/s  down {:>7.1f} Mbit/s  {:>5.1f} ms  {}\n", t.name,
+                 t.speed_flops / 1e9, t.uplink_bps / 1e6, t.downlink_bps / 1e6, t.latency_s * 1e3, t.description);
+  } else if (what == "keys") {
+    for (const auto& k : scenario_keys())
+      fmt::print("{:<40} {:<8} {:<14} {}\n", k.path, type_name(k.type), k.default_value.value_or(""), k.description);
+  } else {
+    throw UsageError("list", "cannot list '" + what + "': algorithms|models|datasets|tiers|keys");
+  }
+  return 0;
+}
+
+int sweep(const Args& a) {
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  if (!launched_by_mpi()) return sweep_command(a.positional.at(0), a.out, a.jobs, self.string(), *single_rank());
+  // Under mpirun: become the rank binary (same process, so the launcher keeps track of it).
+  const std::string rank_binary = (self.parent_path() / "fedgrid-sweep-rank").string();
+  std::vector<std::string> args{rank_binary, self.string(), a.positional.at(0), std::to_string(a.jobs)};
+  if (a.out) args.push_back(*a.out);
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  execv(rank_binary.c_str(), argv.data());
+  throw InputError(rank_binary, 0, "", "cannot start the MPI rank binary (was fedgrid built without libopenmpi-dev?)");
+}
+
+int validate(const Args& a) {
+  Scenario s = scenario_from(a);
+  algorithms::check_algorithm(s);
+  check_scenario(s);
+  fmt::print("{}: ok\n", s.file);
+  return 0;
+}
+
+int run(const Args& a) {
+  Scenario s = scenario_from(a);
+  RunOptions options;
+  options.progress = true;
+  RunSummary r = algorithms::run_algorithm(s, options);
+  auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.2f}%", *x * 100) : std::string("-"); };
+  fmt::print("{}: {} rounds ({}), final accuracy {}, best {}, simulated {:.1f} s, {:.1f} MB, {:.0f} J -> {}\n",
+             r.scenario, r.rounds, r.stop_reason, pct(r.final_accuracy), pct(r.best_accuracy), r.sim_time_s,
+             double(r.bytes_total) / 1e6, r.energy_j, s.output.dir);
+  return 0;
+}
+
+}  // namespace
+
+int run_command(const Args& a) {
+  if (a.command == "run") return run(a);
+  if (a.command == "validate") return validate(a);
+  if (a.command == "list") return list(a);
+  if (a.command == "compare") {
+    fmt::print("{}", compare_runs(a.positional));
+    return 0;
+  }
+  if (a.command == "sweep") return sweep(a);
+  throw std::logic_error("no action for command '" + a.command + "'");
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,37 @@
+#pragma once
+// The command line's syntax: every command's options, declared once (Boost.Program_options),
+// parsed into Args; the usage texts are generated from the same declarations.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fedgrid {
+
+// A command line that does not parse: exit code 2, the message, then the usage of `command`
+// (the overall usage when empty).
+struct UsageError : std::runtime_error {
+  UsageError(std::string command, const std::string& message)
+      : std::runtime_error(message), command(std::move(command)) {}
+  std::string command;
+};
+
+struct Args {
+  std::string command;  // empty: none given
+  bool help = false;    // --help: print the usage of `command` (or the overall one)
+  bool version = false;
+  std::vector<std::string> positional;  // the command's arguments (SCENARIO, RUN_DIR, ...)
+  std::vector<std::string> overrides;   // --set, in order
+  std::optional<std::string> out;       // --out
+  std::string log_level = "info";       // --log-level, already checked
+  int jobs = 1;                         // --jobs, at least 1
+};
+
+// Parses argv; throws UsageError naming what is wrong. Only the global options (--log-level,
+// --help, --version) may come before the command; positional counts are checked unless --help.
+Args parse_command_line(int argc, char** argv);
+
+// `command`'s usage and options (empty command: the overall usage, every command listed).
+std::string usage(const std::string& command);
+
+}  // namespace fedgrid
