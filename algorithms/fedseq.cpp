@@ -4,12 +4,12 @@
 // One model is relayed hospital by hospital through the server: download, train E local
 // epochs, upload, next hospital. A round is one pass over all hospitals.
 //
-// FedCross as FedSKD's paper runs it (its ref. [27]; spec 002 section 4, item 6): "circulating a
+// FedCross as FedSKD's paper runs it (Weng, Cai, Zhou 2025, its ref. [27]): "circulating a
 // single global model among clients for sequential training" — the same relay with no server:
-// the model hops from hospital to hospital over their own links. Decision (spec 002 section 8,
-// item 2): a hop trains the paper's 5 iterations (training.local_steps), so a round is 5N; the
-// model starts where the first hop of round 1 is (its initial weights come from the shared
-// seed: no transfer).
+// the model hops from hospital to hospital over their own links. Decision where the paper leaves
+// the choice open: a hop trains the paper's 5 iterations (training.local_steps), so a round is
+// 5N; the model starts where the first hop of round 1 is (its initial weights come from the
+// shared seed: no transfer).
 #include "algorithms/registry.hpp"
 #include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"

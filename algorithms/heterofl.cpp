@@ -10,8 +10,8 @@
 // FedRolex's window starts at channel (round - 1) mod K and wraps, so every channel is trained
 // in turn. A narrower model costs fewer FLOPs and fewer bytes: weak tiers train and send less.
 //
-// Decisions (DynamicFL spec section 8.15 leaves the baselines' settings open):
-// - Widths come from the scenario (the spec suggests 1, 1/2, 1/4 for strong/medium/weak).
+// Decisions where the DynamicFL paper (Zhang et al. 2025) leaves the baselines' settings open:
+// - Widths come from the scenario (scenarios/dynamicfl/ uses 1, 1/2, 1/4 for strong/medium/weak).
 // - Per-value averages are weighted by the hospitals' sample counts, as FedAvg's.
 // - Batch norm keeps running statistics, averaged like the parameters, instead of HeteroFL's
 //   static (batch-statistics-only) BN; HeteroFL's scaler and masked loss are not used.

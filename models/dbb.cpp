@@ -1,7 +1,7 @@
-// Diverse Branch Block: the branches' forward passes and their fold into one KxK conv (spec 003
-// section 2.4). Conv weights are plain parameters applied with torch::conv2d rather than
-// nn::Conv2d modules, whose constructors draw from torch's process-global generator; every draw
-// here comes from fedgrid::Rng instead.
+// Diverse Branch Block: the branches' forward passes and their fold into one KxK conv (Ding et al.,
+// CVPR 2021; DyRep, Huang et al., CVPR 2022, grows them). Conv weights are plain parameters
+// applied with torch::conv2d rather than nn::Conv2d modules, whose constructors draw from
+// torch's process-global generator; every draw here comes from fedgrid::Rng instead.
 #include "models/dbb.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #pragma once
 // Diverse Branch Block (Ding et al., CVPR 2021) as DyRep/DynamicFL use it: a KxK conv grown into
-// parallel linear branches that fold back, exactly in eval mode, into one KxK conv
-// (spec 003 section 2.4). Include only where torch is needed.
+// parallel linear branches that fold back, exactly in eval mode, into one KxK conv.
+// Include only where torch is needed.
 #include <torch/torch.h>
 
 #include <cstdint>

@@ -177,8 +177,8 @@ void walk_mlp(LayerWalk& net, int64_t classes) {
 
 // VGG11 with batch norm for 32x32 inputs (as UniFed's repo): conv3x3 (pad 1, bias) + BN + ReLU
 // with channels 64 M 128 M 256 256 M 512 512 M 512 512 M, then fc 4096, fc 4096, fc out. The
-// classifier's dropout is left out: torch draws its masks from the global generator, which
-// would make results depend on thread timing (notes/dependencies.md).
+// classifier's dropout is left out: torch draws its masks from its process-global generator,
+// which every worker thread shares, so the masks (and results) would depend on thread timing.
 void walk_vgg11(LayerWalk& net, int64_t classes) {
   for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
     if (c < 0) {
@@ -223,8 +223,9 @@ void walk_resnet(LayerWalk& net, int64_t classes, int64_t stem_kernel, int64_t s
 // stride 1, no maxpool; two BasicBlocks per stage.
 void walk_resnet18(LayerWalk& net, int64_t classes) { walk_resnet(net, classes, 3, 1, false, 2); }
 
-// ResNet-10 as torchvision builds ResNets (FedSKD's network; its layout is inferred in spec 002
-// section 3.1): conv7x7 stride 2, maxpool 3x3 stride 2, one BasicBlock per stage.
+// ResNet-10 as torchvision builds ResNets (FedSKD's network; the layout is inferred here from the
+// model sizes the paper reports, see tests/test_model_cost.cpp): conv7x7 stride 2, maxpool 3x3
+// stride 2, one BasicBlock per stage.
 // c = 64 x width_multiplier (62/64 gives FedSKD's 62).
 void walk_resnet10(LayerWalk& net, int64_t classes) { walk_resnet(net, classes, 7, 2, true, 1); }
 
@@ -259,7 +260,7 @@ const Arch& find_arch(const std::string& name) {
   throw std::invalid_argument("unknown model arch '" + name + "' (known: " + known + ")");
 }
 
-// The walk of spec's layers, after checking the spec.
+// The walk of the layers `spec` describes, after checking `spec`.
 LayerWalk walk_layers(const ModelSpec& spec) {
   const Arch& arch = find_arch(spec.arch);
   if (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.num_classes < 1)

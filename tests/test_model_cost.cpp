@@ -32,7 +32,7 @@ TEST(ModelCost, CnnOnMnist) {
   // fc1 64*4*4 = 1024 -> 512         1024*512 + 512  = 524,800   2*1024*512      = 1,048,576
   // fc2 512 -> 10                    512*10 + 10     = 5,130     2*512*10        = 10,240
   // params 832 + 51,264 + 524,800 + 5,130 = 582,026 (McMahan et al. 2017 quote 1,663,370 for
-  // their "same"-padded variant; 582,026 is the no-padding count the spec asks for).
+  // their "same"-padded variant; 582,026 is the count without padding, the variant fedgrid builds).
   // FLOPs 921,600 + 6,553,600 + 1,048,576 + 10,240 = 8,534,016
   expect_cost(mnist("cnn"), 582'026, 8'534'016);
 }
@@ -48,8 +48,8 @@ TEST(ModelCost, Vgg11WithBatchNorm) {
   // conv 512->512 @4      2,359,296+512 + BN 1,024  FLOPs                 = 75,497,472
   // conv 512->512 @2 (x2) 2,359,296+512 + BN 1,024 each, FLOPs 18,874,368 each
   // fc 512->4096 2,101,248 (FLOPs 4,194,304); 4096->4096 16,781,312 (33,554,432);
-  // 4096->23 94,231 (188,416). Totals: 28,201,623 parameters (UniFed's VGG11, spec §2.8),
-  // 5,504 + 8 buffers, 341,106,688 FLOPs (= 2 x the spec's 170,553,344 MACs).
+  // 4096->23 94,231 (188,416). Totals: 28,201,623 parameters (UniFed's VGG11), 5,504 + 8 buffers,
+  // 341,106,688 FLOPs (= 2 x 170,553,344 MACs, both computed by hand here).
   expect_cost({.arch = "vgg11", .channels = 1, .height = 32, .width = 32, .num_classes = 23}, 28'201'623,
               341'106'688, 5'512);
   expect_cost({.arch = "vgg11", .channels = 3, .height = 32, .width = 32}, 28'149'514, 343'359'488, 5'512);
@@ -142,7 +142,7 @@ TEST(ModelCost, WidthRoundsUpAndNeverScalesTheClasses) {
   EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 0.0}), std::invalid_argument);
 }
 
-// FedSKD's ResNet-10 (spec 002 section 3.1: 4,908,357 parameters and 0.889 GMAC for 3x224x224,
+// FedSKD's ResNet-10 (the paper's 4,908,357 parameters and 0.889 GMAC for 3x224x224,
 // 5 classes). Parameters: stem 64*3*49 + BN 128; layer1 2 x 64*64*9 + 2 BN = 73,984; layer2
 // 128*64*9 + 128*128*9 + 2 BN + shortcut 128*64 + BN = 230,144; layer3 919,040; layer4
 // 3,673,088; fc 512*5 + 5. MACs: stem 112^2 * 9,408 = 118,013,952; layer1 56^2 * 73,728 =
@@ -151,11 +151,10 @@ TEST(ModelCost, ResNet10AsFedSkdSizesIt) {
   const ModelCost c = model_cost({"resnet10", 3, 224, 224, 5});
   EXPECT_EQ(c.parameters, 4'908'357);
   EXPECT_DOUBLE_EQ(c.forward_flops, 2.0 * (118'013'952 + 231'211'008 + 3.0 * 179'830'784 + 2'560));
-  // Width 62 (62/64 of every stage: 62, 124, 248, 496): the spec's 0.838 GMAC.
+  // Width 62 (62/64 of every stage: 62, 124, 248, 496): the paper's 0.838 GMAC.
   EXPECT_NEAR(model_cost({"resnet10", 3, 224, 224, 5, 62.0 / 64}).forward_flops / 2e9, 0.838, 0.0005);
-  // The heterogeneous widths 62/60/58: the spec's parameter counts (section 2.3) and MACs (2.10);
-  // the payload adds the batch norms' running statistics (2 per channel + a counter each): the
-  // spec's ~19.66 MB at width 64.
+  // The heterogeneous widths 62/60/58: the paper's parameter counts and MACs; the payload adds
+  // the batch norms' running statistics (2 per channel + a counter each): ~19.66 MB at width 64.
   EXPECT_EQ(model_cost({"resnet10", 3, 224, 224, 5, 62.0 / 64}).parameters, 4'606'915);
   EXPECT_EQ(model_cost({"resnet10", 3, 224, 224, 5, 60.0 / 64}).parameters, 4'315'025);
   EXPECT_EQ(model_cost({"resnet10", 3, 224, 224, 5, 58.0 / 64}).parameters, 4'032'687);

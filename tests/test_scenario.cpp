@@ -4,6 +4,8 @@
 #include "sim/core/input_error.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/engine/run.hpp"
+#include "sim/scenario/key_table.hpp"
+#include "sim/scenario/key_transfer.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 
@@ -174,6 +176,45 @@ TEST(Scenario, RosterErrorsNameLineAndColumn) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.problems()[0].line, 3);
     EXPECT_NE(e.problems()[0].message.find("giant"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace fedgrid
+
+namespace fedgrid {
+namespace {
+
+// The README's key reference is `fedgrid list keys`, the table every declaration makes.
+TEST(Scenario, ReadmeKeyReferenceIsTheDeclaredTable) {
+  const std::string readme = test::read_file(std::string(FEDGRID_SOURCE_DIR) + "/README.md");
+  const auto listed = test::run_fedgrid("list keys");
+  ASSERT_EQ(listed.exit_code, 0);
+  const std::string heading = "## Scenario keys";
+  const size_t at = readme.find(heading);
+  ASSERT_NE(at, std::string::npos);
+  const size_t open = readme.find("```\n", at), close = readme.find("```", open + 4);
+  ASSERT_NE(open, std::string::npos);
+  EXPECT_EQ(readme.substr(open + 4, close - open - 4), listed.output)
+      << "regenerate the README's key reference with `build/fedgrid list keys`";
+}
+
+// Key declarations survive the trip to the MPI rank binary.
+TEST(Scenario, KeyDeclarationsRoundTripThroughYaml) {
+  const auto& all = scenario_keys();
+  const auto back = keys_from_yaml(keys_to_yaml(all));
+  ASSERT_EQ(back.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(back[i].path, all[i].path);
+    EXPECT_EQ(back[i].type, all[i].type);
+    EXPECT_EQ(back[i].default_value, all[i].default_value) << all[i].path;
+    EXPECT_EQ(back[i].allowed, all[i].allowed);
+    EXPECT_EQ(back[i].min, all[i].min);
+    EXPECT_EQ(back[i].max, all[i].max);
+    EXPECT_EQ(back[i].min_exclusive, all[i].min_exclusive);
+    EXPECT_EQ(back[i].max_exclusive, all[i].max_exclusive);
+    EXPECT_EQ(back[i].required, all[i].required);
+    EXPECT_EQ(back[i].description, all[i].description);
   }
 }
 

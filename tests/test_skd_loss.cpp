@@ -1,5 +1,6 @@
-// FedSKD's pieces that need torch: the similarity loss against spec 002's worked example, the
-// feature taps against the cost model's, and the mutual-learning job on heterogeneous widths.
+// FedSKD's pieces that need torch: the similarity loss against a worked example of the paper's
+// equations, the feature taps against the cost model's, and the mutual-learning job on
+// heterogeneous widths.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -10,7 +11,8 @@
 namespace fedgrid {
 namespace {
 
-// Spec 002 section 2.5's unit-test vector: b = 2, h = w = 2; F_DAM has 2 channels, F_KTM 3.
+// A worked example of Eqs. 4-9 (Weng, Cai, Zhou 2025): b = 2, h = w = 2; F_DAM has 2 channels,
+// F_KTM 3.
 torch::Tensor example(int channels, int offset) {
   torch::Tensor f = torch::zeros({2, channels, 2, 2});
   for (int b = 0; b < 2; ++b)
@@ -26,7 +28,7 @@ void expect_matrix(const torch::Tensor& m, std::vector<std::vector<double>> want
     for (size_t j = 0; j < want[i].size(); ++j) EXPECT_NEAR(m[int64_t(i)][int64_t(j)].item<double>(), want[i][j], 1e-6);
 }
 
-TEST(SkdLoss, MatchesTheSpecsWorkedExample) {
+TEST(SkdLoss, MatchesAWorkedExampleByHand) {
   const torch::Tensor dam = example(2, 2), ktm = example(3, 5);
   expect_matrix(skd::similarity(skd::batch_rows(dam)), {{1.217534, 0.719452}, {0.652451, 1.254714}});
   expect_matrix(skd::similarity(skd::batch_rows(ktm)), {{1.138052, 0.839546}, {0.772539, 1.184560}});

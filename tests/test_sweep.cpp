@@ -195,9 +195,11 @@ TEST(Sweep, ARerunSkipsFinishedCellsAndRedoesTheRest) {
   EXPECT_EQ(row(read_file(dir + "/out/sweep.csv"), 0)["rounds"], "2");
 }
 
+// algorithm.order is an algorithm's own key: the MPI rank binary, which links no algorithm,
+// validates it with the declarations fedgrid hands it (sim/scenario/key_transfer.hpp).
 const char* kSmallGrid = R"(name: ranks
 base: base.yaml
-set: {stop.rounds: 1}
+set: {stop.rounds: 1, algorithm.order: fixed}
 axes:
   - {key: algorithm.name, values: [fedavg, fedseq]}
   - {key: platform.hospitals.0.uplink_bps, name: weak_uplink, values: [10e6, 1e9]}

@@ -1,6 +1,6 @@
 // DynamicFL. F. Zhang, D. Zhai, G. Bai, J. Jiang, Q. Ye, X. Ji, X. Liu, "Towards fairness-aware
 // and privacy-preserving enhanced collaborative learning for healthcare", Nature
-// Communications 16, 2852 (2025). Spec: shared/specs/003_resource_adaptive.md.
+// Communications 16, 2852 (2025).
 //
 // The global model is the plain model of the weakest tier. Each round, in parallel, every
 // hospital:
@@ -17,27 +17,27 @@
 // round skips the probe epoch, grows the convs its last S^l ranks highest, and trains all E
 // epochs on the grown model.
 //
-// Decisions on the spec's open points (section 8):
-// - Budgets (8.3): a count of grown convs per tier, algorithm.expansions (0/1/2 as the code);
+// Decisions where the paper leaves the choice open:
+// - Budgets: a count of grown convs per tier, algorithm.expansions (0/1/2 as the code);
 //   algorithm.budget_changes lowers or raises a tier's count from a given round.
-// - DYMM (8.5): the code's stateless "grow the top-k by S^g every round" is the normal path;
+// - DYMM: the code's stateless "grow the top-k by S^g every round" is the normal path;
 //   the paper's merge-redundant / expand-important branch surgery needs thresholds the paper
 //   does not give and is not implemented. The only state a hospital keeps is its last grown
 //   count and S^l, for the budget-decrease path.
-// - Salience (8.6): signed sum(grad * w) averaged over the epoch's iterations, as the code.
-// - Probe epoch (8.7): a real training epoch (the paper's "local training"), not the code's
+// - Salience: signed sum(grad * w) averaged over the epoch's iterations, as the code.
+// - Probe epoch: a real training epoch (the paper's "local training"), not the code's
 //   no-update pass; so every tier trains E epochs, and a tier that grows nothing trains exactly
 //   as FedAvg does.
 //   The probe and the grown epochs are two jobs: the optimiser restarts after growth, as
 //   DyRep re-points it at the new parameters. A tier with nothing to grow trains its E epochs
 //   in one job; with E = 1 the probe epoch is all a round holds and nothing grows (the code's
 //   E - 1 = 0 grown epochs).
-// - Fused bias (8.8): folded into the following batch norm's running mean (exact), never dropped.
-// - Aggregation (8.10): sample-weighted over the whole state (buffers too), as FedAvg; equal to
+// - Fused bias: folded into the following batch norm's running mean (exact), never dropped.
+// - Aggregation: sample-weighted over the whole state (buffers too), as FedAvg; equal to
 //   the code's uniform mean when shards are equal.
 // - BN recalibration: all blocks grown in a round together, over algorithm.recal_batches
 //   mini-batches (the code recalibrates 20 batches after each growth).
-// - Fairness (8.23): every tier holds a re-parameterization of the global model, so each tier's
+// - Fairness: every tier holds a re-parameterization of the global model, so each tier's
 //   accuracy is the global model's.
 #include <map>
 #include <string>

@@ -10,7 +10,7 @@
 //      server's unlabelled data (KL divergence, Adam).
 // Messages are each hospital's own model, so tiers with larger models send more bytes.
 //
-// Decisions (DynamicFL spec section 8.15: the public dataset is unspecified):
+// Decisions (the DynamicFL paper, Zhang et al. 2025, does not say which public dataset FedDF used):
 // - The distillation set is the server's share of the training pool (data.server_share), used
 //   without its labels; algorithm.distill_epochs passes over it (FedDF's early stopping on a
 //   validation set is not used), Adam at algorithm.distill_lr (FedDF's 1e-3), temperature 1.

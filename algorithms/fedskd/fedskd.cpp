@@ -5,7 +5,7 @@
 // architecture. Each round t a permutation O^t says from whom each hospital receives:
 //   1. hospital j sends a copy of its DAM (its state after round t-1) to the i with O_i^t = j;
 //   2. i trains its DAM together with the copy (the KTM) on its own data,
-//      CE(DAM) + gamma * L_SKD(DAM, KTM) + CE(KTM)                        (Eq. 2; sim/skd_loss.hpp)
+//      CE(DAM) + gamma * L_SKD(DAM, KTM) + CE(KTM)          (Eq. 2; algorithms/fedskd/skd_loss.hpp)
 //   3. with the KTM's classifier frozen; a hospital with O_i^t = i trains its DAM alone (CE);
 //   4. i discards the KTM and keeps its DAM, which travels on in round t+1.
 // Schedules (algorithm.schedule): `barrier`, the paper's (round t starts everywhere once every
@@ -14,28 +14,28 @@
 // work depends only on the sender's model after t-1, so both compute the same models; only
 // when things happen differs.
 //
-// Decisions on spec 002's open points (section 8):
-//  1  "iterations" are mini-batches: training.local_steps (the paper's 5N = 15 for 3 hospitals);
-//     training.local_epochs when it is 0. Self-consolidation trains as long.
-//  3  O^t is uniform over all N! permutations (fixed points are self-consolidation), drawn per
-//     round from the scenario seed, so every hospital knows it without a coordinator.
-//  4  both schedules (above).
-//  5  both models train on the receiver's data (Eq. 2 and Fig. 3, not step 2's sentence).
-//  6  before algorithm.skd_start_round the same loop runs with gamma = 0 (both CEs).
-//  7-9 no stop-gradient on L_SKD; one Adam over DAM + KTM extractor, fresh each job; the KTM in
-//     train mode; the whole state (BN statistics too) travels (sim/mutual_training.cpp).
-//  10-12 resnet10 in torchvision's layout, widths by width_multiplier (62/64 ...); random
-//     initial weights, one draw per architecture from the seed; taps are each stage's output
-//     after its ReLU (models::feature_taps), algorithm.skd_layers picks them (default: all).
-//  13-15 P-SKD divides by (hw)^2; maps of different sizes: the KTM's resized bilinearly; no
-//     region level (it needs an atlas).
-//  16-18 the data: a Dirichlet label split of the pool, then each hospital's stratified
-//     train/test split (one split, not 5-fold cross-validation); the last round's models count.
-//  19-20 AUC is macro one-vs-rest over the classes present; the global test weights every
-//     hospital's test split equally (Federation::end_round with local models).
-//  21-23 no sex attribute, augmentation or significance test: one seed, no augmentation.
-//  24 baselines: FedAvg sample-weighted, FedProx mu = algorithm.mu, Local and the aggregation
-//     methods 5 mini-batches a round, FedCross 5 per hospital it visits (scenarios/fedskd/).
+// Decisions where the paper leaves the choice open:
+// - "iterations" are mini-batches: training.local_steps (the paper's 5N = 15 for 3 hospitals);
+//   training.local_epochs when it is 0. Self-consolidation trains as long.
+// - O^t is uniform over all N! permutations (fixed points are self-consolidation), drawn per
+//   round from the scenario seed, so every hospital knows it without a coordinator.
+// - both schedules (above).
+// - both models train on the receiver's data (Eq. 2 and Fig. 3, not step 2's sentence).
+// - before algorithm.skd_start_round the same loop runs with gamma = 0 (both CEs).
+// - no stop-gradient on L_SKD; one Adam over DAM + KTM extractor, fresh each job; the KTM in
+//   train mode; the whole state (BN statistics too) travels (algorithms/fedskd/mutual_job.cpp).
+// - resnet10 in torchvision's layout, widths by width_multiplier (62/64 ...); random initial
+//   weights, one draw per architecture from the seed; taps are each stage's output after its
+//   ReLU (models::feature_taps), algorithm.skd_layers picks them (default: all).
+// - P-SKD divides by (hw)^2; maps of different sizes: the KTM's resized bilinearly; no region
+//   level (it needs an atlas).
+// - the data: a Dirichlet label split of the pool, then each hospital's stratified train/test
+//   split (one split, not 5-fold cross-validation); the last round's models count.
+// - AUC is macro one-vs-rest over the classes present; the global test weights every
+//   hospital's test split equally (Federation::end_round with local models).
+// - no sex attribute, augmentation or significance test: one seed, no augmentation.
+// - baselines: FedAvg sample-weighted, FedProx mu = algorithm.mu, Local and the aggregation
+//   methods 5 mini-batches a round, FedCross 5 per hospital it visits (scenarios/fedskd/).
 #include <optional>
 
 #include "algorithms/fedskd/mutual_job.hpp"

@@ -1,10 +1,10 @@
-// FedSKD's step 2-4 at one hospital (spec 002 section 2.2): DAM and KTM see the same mini-batch
-// of the hospital's own data; L = CE(DAM) + gamma L_SKD + CE(KTM); the KTM's classifier is
-// frozen (step 3). Decisions (spec 002 section 8):
+// FedSKD's step 2-4 at one hospital (Weng, Cai, Zhou 2025, Sec. II-B): DAM and KTM see the same
+// mini-batch of the hospital's own data; L = CE(DAM) + gamma L_SKD + CE(KTM); the KTM's classifier
+// is frozen (step 3). Decisions where the paper leaves the choice open:
 // - one Adam (training.optimizer) over DAM + KTM feature extractor, fresh every job: no job in
-//   fedgrid carries optimiser state across rounds, so every algorithm is compared alike (8);
-// - no stop-gradient on either side of L_SKD: the paper's "two concurrent knowledge flows" (7);
-// - the KTM trains in train mode, its batch-norm statistics updated and then dropped (9).
+//   fedgrid carries optimiser state across rounds, so every algorithm is compared alike;
+// - no stop-gradient on either side of L_SKD: the paper's "two concurrent knowledge flows";
+// - the KTM trains in train mode, its batch-norm statistics updated and then dropped.
 #include "algorithms/fedskd/mutual_job.hpp"
 
 #include <map>

@@ -1,8 +1,8 @@
 #pragma once
-// FedSKD's multi-dimensional similarity knowledge distillation (Weng, Cai, Zhou 2025, Sec. II-C;
-// spec 002 section 2.5). Feature maps of two networks at the same stages are compared through
-// row-normalised Gram ("similarity") matrices, which do not depend on the channel count, so
-// networks of different widths distil into each other without projection layers.
+// FedSKD's multi-dimensional similarity knowledge distillation (Weng, Cai, Zhou 2025, Sec. II-C).
+// Feature maps of two networks at the same stages are compared through row-normalised Gram
+// ("similarity") matrices, which do not depend on the channel count, so networks of different
+// widths distil into each other without projection layers.
 //
 // Levels built: batch (b x b, sample to sample) and pixel (hw x hw, location to location). The
 // paper's region level needs predefined anatomical regions (a brain atlas); the data fedgrid
@@ -30,7 +30,8 @@ struct Levels {
 // L_SKD = L^B + L^P (Eq. 15), each the mean over the tapped stages of mean_square_gap between the
 // two networks' similarity matrices (Eqs. 6, 9). dam[l] and ktm[l] are the same stage of each
 // network; where their map sizes differ, the KTM's map is resized bilinearly to the DAM's
-// before the pixel level (spec 002 decision 14). Gradients flow into both sides (mutual learning).
+// before the pixel level (a choice the paper leaves open). Gradients flow into both sides (mutual
+// learning).
 torch::Tensor loss(const std::vector<torch::Tensor>& dam, const std::vector<torch::Tensor>& ktm, Levels levels);
 
 }  // namespace fedgrid::skd

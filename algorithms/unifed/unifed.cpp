@@ -1,6 +1,5 @@
 // UniFed. A. Hassani, I. Rekik, "UniFed: A Universal Federation of a Mixture of Highly
-// Heterogeneous Medical Image Classification Tasks", MLMI-MICCAI 2024 (spec:
-// shared/specs/001_unifed.md). Algorithm 1:
+// Heterogeneous Medical Image Classification Tasks", MLMI-MICCAI 2024. Algorithm 1:
 //
 //   round 1, in parallel: every hospital trains theta_0 for E_f epochs, returns its model and
 //     its loss-slope score s_k (Eq. 2); the server ranks hospitals by score, easiest first;
@@ -12,27 +11,27 @@
 //   rounds stop when the mixed model's loss on the server's validation split has not improved
 //     for `global_patience` rounds (or on the scenario's stop conditions).
 //
-// Decisions where the paper is open (spec §8), each the paper's reading unless said otherwise:
-//  1. G_1 = theta_0: the first round only ranks the hospitals; its models are uploaded (the
-//     paper sends them) but not aggregated. Round 1 in rounds.csv therefore scores theta_0.
-//  2. The mixed model goes back to the first hospital of the next round (the authors' code
-//     resumes each hospital's stale model instead).
-//  3. alpha weights the last hospital's model, as in the paper's formula (the code gives alpha
-//     to the server model: set algorithm.alpha to 0.3 for the code's mix).
-//  4. The whole state is mixed, normalisation buffers included.
-//  5. s_k is Eq. 2, the least-squares slope over the training batch losses of the whole visit.
-//  6. E_f = 1 (paper; the code uses 5: algorithm.first_round_epochs).
-//  7. Stopping: validation loss after every epoch; no improvement larger than min_delta for z
-//     epochs in a row stops the visit; the best-validation weights are returned (the paper's
-//     "weights which show the lowest validation error"; the code does not restore them).
-//  8. Global stopping on the mixed model's loss on the server's validation split.
-//  9. D^S is data.server_share of the pool (paper 5%), split train/val/test like a hospital's.
-//     The server trains after the relay, serially, as Algorithm 1 lists it.
-// 14. Optimizer state is fresh at every visit (nothing but weights and a score travels).
-// 16. epoch_transfers counts hospitals' local epochs (the paper's "communication" unit); the
-//     server's own epochs are not in it.
-// 17. Transfers are float32 state plus the message header; an upload also carries the score
-//     (4 bytes).
+// Decisions where the paper leaves the choice open, each the paper's reading unless said otherwise:
+// - G_1 = theta_0: the first round only ranks the hospitals; its models are uploaded (the
+//   paper sends them) but not aggregated. Round 1 in rounds.csv therefore scores theta_0.
+// - The mixed model goes back to the first hospital of the next round (the authors' code
+//   resumes each hospital's stale model instead).
+// - alpha weights the last hospital's model, as in the paper's formula (the code gives alpha
+//   to the server model: set algorithm.alpha to 0.3 for the code's mix).
+// - The whole state is mixed, normalisation buffers included.
+// - s_k is Eq. 2, the least-squares slope over the training batch losses of the whole visit.
+// - E_f = 1 (paper; the code uses 5: algorithm.first_round_epochs).
+// - Stopping: validation loss after every epoch; no improvement larger than min_delta for z
+//   epochs in a row stops the visit; the best-validation weights are returned (the paper's
+//   "weights which show the lowest validation error"; the code does not restore them).
+// - Global stopping on the mixed model's loss on the server's validation split.
+// - D^S is data.server_share of the pool (paper 5%), split train/val/test like a hospital's.
+//   The server trains after the relay, serially, as Algorithm 1 lists it.
+// - Optimizer state is fresh at every visit (nothing but weights and a score travels).
+// - epoch_transfers counts hospitals' local epochs (the paper's "communication" unit); the
+//   server's own epochs are not in it.
+// - Transfers are float32 state plus the message header; an upload also carries the score
+//   (4 bytes).
 #include <limits>
 #include <map>
 

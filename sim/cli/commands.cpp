@@ -15,6 +15,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/engine/run.hpp"
 #include "sim/scenario/key_table.hpp"
+#include "sim/scenario/key_transfer.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sweep/sweep.hpp"
 
@@ -70,6 +71,10 @@ int sweep(const Args& a) {
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
+  // The rank links no algorithm: it gets their key declarations with the environment.
+  std::vector<KeyDecl> keys;
+  for (const auto& alg : algorithms::registry()) keys.insert(keys.end(), alg.keys.begin(), alg.keys.end());
+  setenv(kAlgorithmKeysVariable, keys_to_yaml(keys).c_str(), 1);
   execv(rank_binary.c_str(), argv.data());
   throw InputError(rank_binary, 0, "", "cannot start the MPI rank binary (was fedgrid built without libopenmpi-dev?)");
 }

@@ -5,9 +5,11 @@
 //
 // usage (from fedgrid, not for users): fedgrid-sweep-rank FEDGRID SWEEP.yaml JOBS [OUT]
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
+#include "sim/scenario/key_transfer.hpp"
 #include "sim/sweep/mpi_ranks.hpp"
 #include "sim/sweep/sweep.hpp"
 
@@ -17,6 +19,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::optional<std::string> out = argc == 5 ? std::optional<std::string>(argv[4]) : std::nullopt;
+  if (const char* keys = std::getenv(fedgrid::kAlgorithmKeysVariable))
+    fedgrid::install_keys(fedgrid::keys_from_yaml(keys));  // fedgrid's algorithms' own keys
   auto ranks = fedgrid::mpi_ranks();
   return fedgrid::sweep_command(argv[2], out, std::stoi(argv[3]), argv[1], *ranks);
 }
