@@ -1,6 +1,8 @@
 // Centralized training (NoFed): the hospitals' raw training data is pooled at the server
 // once, and the server trains one model on the pool. The upper bound on accuracy; its cost
 // is the upload of raw data (uint8 pixels + label) and training at the server's speed.
+#include <algorithm>
+
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/jobs/plain_training.hpp"
@@ -8,16 +10,33 @@
 namespace fedgrid::algorithms {
 namespace {
 
+// Every hospital's training samples, in one sorted pool.
+TrainingSamples pooled_train_samples(Federation& fed) {
+  TrainingSamples pool;
+  for (const Hospital* h : fed.hospitals()) {
+    pool.indices.insert(pool.indices.end(), h->split().train.begin(), h->split().train.end());
+    pool.count += h->train_samples();
+  }
+  std::sort(pool.indices.begin(), pool.indices.end());
+  return pool;
+}
+
+// Bytes of a hospital's raw training data: uint8 pixels plus a 1-byte label per sample.
+int64_t raw_data_bytes(const Hospital& h, const models::ModelSpec& images) {
+  return h.train_samples() * (int64_t(images.channels) * images.height * images.width + 1);
+}
+
 class Centralized : public Algorithm {
  public:
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     Model model = fed.init_model();
-    const TrainingSamples pool = fed.pooled_train_samples();
+    const TrainingSamples pool = pooled_train_samples(fed);
+    const auto& shape = model.spec;  // the images' shape
     for (int round = 1; !fed.done(round); ++round) {
       if (round == 1)
         fed.parallel(fed.hospitals(), [&](Hospital& h) {
-          fed.send_bytes(h, fed.server(), h.raw_data_bytes());
+          fed.send_bytes(h, fed.server(), raw_data_bytes(h, shape));
           return 0;
         });
       model = fed.train_on_server(model, pool, PlainTraining(sc.training.local_epochs)).model;

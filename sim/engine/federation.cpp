@@ -53,11 +53,6 @@ Update Hospital::train(const Model& model, LocalWork& work) {
   return fed_->train_on(*this, model, work, split_->train, split_->val, train_samples_);
 }
 
-int64_t Hospital::raw_data_bytes() const {
-  const auto& shape = fed_->world_.data.train.shape;
-  return train_samples() * (shape.pixels() + 1);
-}
-
 // ---------------------------------------------------------------- set-up
 
 Federation::Federation(World& world, std::vector<Observer*> observers) : world_(world) {
@@ -274,14 +269,6 @@ void Federation::run_on_server(ServerWork& work) {
     job = world_.executor->submit([&] { work.run(world_.data.train, world_.device); });
   charge_server(work.flops());
   if (job.valid()) await(job, world_.perf.wait_training_s);
-}
-
-TrainingSamples Federation::pooled_train_samples() const {
-  TrainingSamples pool;
-  for (const auto& s : world_.splits) pool.indices.insert(pool.indices.end(), s.train.begin(), s.train.end());
-  std::sort(pool.indices.begin(), pool.indices.end());
-  for (const auto& h : hospitals_) pool.count += h->train_samples();
-  return pool;
 }
 
 namespace {

@@ -59,8 +59,6 @@ class Hospital : public Node {
   // work.cost() on this hospital's host.
   Update train(const Model& model, LocalWork& work);
   Update train(const Model& model, LocalWork&& work) { return train(model, work); }
-  // Bytes of this hospital's raw training data (uint8 pixels + 1-byte label per sample).
-  int64_t raw_data_bytes() const;
 
  private:
   Hospital(Federation* fed, int id, std::string name, std::string tier, simgrid::s4u::Host* host,
@@ -160,7 +158,6 @@ class Federation {
     return train_on_server(model, samples, work);
   }
   Update train_on_server(const Model& model, LocalWork&& work);
-  TrainingSamples pooled_train_samples() const;  // every hospital's training samples
   // The server's own data (data.server_share of the pool, split train/val/test like a
   // hospital's); empty when the share is 0.
   const data::HospitalSplit& server_data() const;
