@@ -45,12 +45,20 @@ const KeySet<FedProxSettings>& fedprox_keys() {
 }
 
 class FedProx : public FedAvg {
+ public:
+  void run(Federation& fed) override {
+    mu_ = fedprox_keys().read(fed.scenario()).mu;  // once per run, not per hospital and round
+    FedAvg::run(fed);
+  }
+
  protected:
   Update train_locally(Federation& fed, Hospital& h, const Model& global) override {
-    const double mu = fedprox_keys().read(fed.scenario()).mu;
-    if (mu == 0) return FedAvg::train_locally(fed, h, global);
-    return h.train(global, ProximalTraining(fed.scenario().training.local_epochs, mu));
+    if (mu_ == 0) return FedAvg::train_locally(fed, h, global);
+    return h.train(global, ProximalTraining(fed.scenario().training.local_epochs, mu_));
   }
+
+ private:
+  double mu_ = 0;
 };
 
 }  // namespace
