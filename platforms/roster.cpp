@@ -14,23 +14,24 @@ std::vector<RosterEntry> read_roster(const std::string& file) {
   std::vector<RosterEntry> rows;
   std::set<std::string> names;
   try {
-    io::CSVReader<6, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
+    io::CSVReader<8, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
                   io::single_line_comment<'#'>>
         in(file);
     in.read_header(io::ignore_missing_column, "name", "tier", "speed_flops", "uplink_bps", "downlink_bps",
-                   "latency_s");
+                   "latency_s", "profile_device", "speed_factor");
     for (const char* required : {"name", "tier"})
       if (!in.has_column(required)) throw PlatformError(file, 1, required, "required column is missing");
-    std::string name, tier, cells[4];
-    const char* columns[4] = {"speed_flops", "uplink_bps", "downlink_bps", "latency_s"};
-    while (in.read_row(name, tier, cells[0], cells[1], cells[2], cells[3])) {
+    std::string name, tier, cells[5], profile_device;
+    const char* columns[5] = {"speed_flops", "uplink_bps", "downlink_bps", "latency_s", "speed_factor"};
+    while (in.read_row(name, tier, cells[0], cells[1], cells[2], cells[3], profile_device, cells[4])) {
       const int line = int(in.get_file_line());
-      RosterEntry e{name, tier, {}, {}, {}, {}, line};
+      RosterEntry e{name, tier, {}, {}, {}, {}, {}, {}, line};
+      if (!profile_device.empty()) e.profile_device = profile_device;
       if (name.empty()) throw PlatformError(file, line, "name", "empty hospital name");
       if (tier.empty()) throw PlatformError(file, line, "tier", "empty tier");
       if (!names.insert(name).second) throw PlatformError(file, line, "name", "duplicate hospital name '" + name + "'");
-      std::optional<double>* slots[4] = {&e.speed_flops, &e.uplink_bps, &e.downlink_bps, &e.latency_s};
-      for (int c = 0; c < 4; ++c) {
+      std::optional<double>* slots[5] = {&e.speed_flops, &e.uplink_bps, &e.downlink_bps, &e.latency_s, &e.speed_factor};
+      for (int c = 0; c < 5; ++c) {
         if (cells[c].empty()) continue;
         size_t used = 0;
         double v = 0;
@@ -40,7 +41,7 @@ std::vector<RosterEntry> read_roster(const std::string& file) {
           used = 0;
         }
         if (used != cells[c].size()) throw PlatformError(file, line, columns[c], "expected a number, got '" + cells[c] + "'");
-        if (v < 0 || (c < 3 && v == 0)) throw PlatformError(file, line, columns[c], "must be positive, got " + cells[c]);
+        if (v < 0 || (c != 3 && v == 0)) throw PlatformError(file, line, columns[c], "must be positive, got " + cells[c]);
         *slots[c] = v;
       }
       rows.push_back(e);

@@ -1,6 +1,7 @@
 #pragma once
 // A roster CSV: one hospital per row. Columns: name, tier (required) and the optional
-// overrides speed_flops, uplink_bps, downlink_bps, latency_s (an empty cell keeps the tier's).
+// overrides speed_flops, uplink_bps, downlink_bps, latency_s, profile_device, speed_factor (an
+// empty cell keeps the tier's; the last two are for timing.compute: profile).
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@ namespace fedgrid::platforms {
 struct RosterEntry {
   std::string name, tier;
   std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
+  std::optional<std::string> profile_device;
+  std::optional<double> speed_factor;
   int line = 0;
 };
 

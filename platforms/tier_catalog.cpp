@@ -58,6 +58,8 @@ TierCatalog load_tier_catalog(const std::string& file) {
     t.latency_s = number("latency_s", false);
     t.power_idle_w = number("power_idle_w", false);
     t.power_max_w = number("power_max_w", false);
+    if (n["profile_device"]) t.profile_device = n["profile_device"].as<std::string>();
+    if (n["speed_factor"]) t.speed_factor = number("speed_factor", true);
     catalog.tiers.push_back(t);
   }
   return catalog;

@@ -13,6 +13,10 @@ struct Tier {
   double uplink_bps = 0, downlink_bps = 0;  // bit/s
   double latency_s = 0;                     // one-way, access link
   double power_idle_w = 0, power_max_w = 0;
+  // timing.compute: profile: the profiled device this tier's machines are, and how much faster
+  // than it they run (seconds = profiled / speed_factor). Optional.
+  std::string profile_device;
+  double speed_factor = 1;
 };
 
 struct TierCatalog {

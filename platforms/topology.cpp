@@ -13,7 +13,8 @@ namespace fedgrid::platforms {
 namespace sg4 = simgrid::s4u;
 
 MachineSpec machine_from_tier(const std::string& name, const Tier& t) {
-  return {name, t.name, t.speed_flops, t.uplink_bps, t.downlink_bps, t.latency_s, t.power_idle_w, t.power_max_w};
+  return {name,           t.name,          t.speed_flops,    t.uplink_bps,     t.downlink_bps,
+          t.latency_s,    t.power_idle_w,  t.power_max_w,    t.profile_device, t.speed_factor};
 }
 
 namespace {
@@ -155,6 +156,13 @@ PlatformHosts load_xml_platform(const std::string& xml, const std::string& serve
     if (!t) throw PlatformError(xml, 0, "tier", "host '" + h->get_name() + "': unknown tier '" + tier + "' (known: " + tiers.names() + ")");
     MachineSpec m = machine_from_tier(h->get_cname(), *t);
     m.speed_flops = h->get_speed();
+    if (const char* device = h->get_property("profile_device")) m.profile_device = device;
+    if (const char* factor = h->get_property("speed_factor")) {
+      char* end = nullptr;
+      m.speed_factor = std::strtod(factor, &end);
+      if (*factor == '\0' || *end != '\0' || !(m.speed_factor > 0))
+        throw PlatformError(xml, 0, "speed_factor", "host '" + h->get_name() + "': expected a positive number, got '" + factor + "'");
+    }
     if (!h->get_property("wattage_per_state")) set_power(h, m.power_idle_w, m.power_max_w);
     return m;
   };

@@ -20,6 +20,8 @@ struct MachineSpec {
   std::string name, tier;
   double speed_flops = 0, uplink_bps = 0, downlink_bps = 0, latency_s = 0;
   double power_idle_w = 0, power_max_w = 0;
+  std::string profile_device;  // timing.compute: profile (empty: none named)
+  double speed_factor = 1;
 };
 
 MachineSpec machine_from_tier(const std::string& name, const Tier& tier);

@@ -48,8 +48,9 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-inline CommandResult run_fedgrid(const std::string& args) {
-  const std::string cmd = std::string(FEDGRID_BINARY) + " " + args + " 2>&1";
+// `launcher` runs before the binary (e.g. "taskset -c 0").
+inline CommandResult run_fedgrid(const std::string& args, const std::string& launcher = "") {
+  const std::string cmd = launcher + (launcher.empty() ? "" : " ") + FEDGRID_BINARY + " " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};

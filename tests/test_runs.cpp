@@ -74,13 +74,6 @@ TEST(Runs, SameScenarioTwiceIsByteIdentical) {
   for (const char* f : kDeterministicFiles) EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f;
 }
 
-TEST(Runs, OneAndTwoWorkersAreByteIdentical) {
-  const std::string yaml = test::tiny_scenario("workers");
-  auto a = run_ok("w1", yaml, "--set training.workers=1 --set training.threads_per_worker=1");
-  auto b = run_ok("w2", yaml, "--set training.workers=2 --set training.threads_per_worker=1");
-  for (const char* f : kDeterministicFiles) EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << f;
-}
-
 TEST(Runs, ADifferentSeedGivesADifferentRun) {
   const std::string yaml = test::tiny_scenario("seed");
   auto a = run_ok("seed-a", yaml), b = run_ok("seed-b", yaml, "--set seed=8");

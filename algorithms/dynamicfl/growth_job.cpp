@@ -131,12 +131,20 @@ TrainOutcome GrowthTraining::run(const JobInput& job) {
 }
 
 Charge GrowthTraining::cost(const JobShape& shape, const TrainOutcome*) const {
-  double grown_forward = models::model_cost(shape.spec).forward_flops;
-  for (int g : grown_) grown_forward += models::dbb_extra_flops(sites_[size_t(g)]);
-  const double recal = grown_.empty() ? 0.0
-                                      : double(plan_.recal_batches) *
-                                            double(std::min<int64_t>(shape.batch_size, shape.samples)) * grown_forward;
-  return {double(epochs_) * 3.0 * grown_forward * double(shape.samples) + recal, epochs_};
+  double grown_forward = models::model_cost(shape.spec).forward_flops, branches = 0;
+  for (int g : grown_) {
+    grown_forward += models::dbb_extra_flops(sites_[size_t(g)]);
+    branches += models::dbb_extra_flops(sites_[size_t(g)]);
+  }
+  const int64_t recal_samples =
+      grown_.empty() ? 0 : int64_t(plan_.recal_batches) * std::min<int64_t>(shape.batch_size, shape.samples);
+  const double recal = double(recal_samples) * grown_forward;
+  // A profile measures the plain model; the grown branches stay in FLOPs.
+  ModelSteps steps = training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, 0,
+                                    models::batchnorm_on_1x1(shape.spec));
+  steps.eval_samples = recal_samples;
+  const double unprofiled = branches * (double(epochs_) * 3.0 * double(shape.samples) + double(recal_samples));
+  return {double(epochs_) * 3.0 * grown_forward * double(shape.samples) + recal, epochs_, {std::move(steps)}, unprofiled};
 }
 
 }  // namespace fedgrid::algorithms

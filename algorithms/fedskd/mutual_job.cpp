@@ -74,13 +74,20 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
 Charge MutualLearning::cost(const JobShape& shape, const TrainOutcome*) const {
   const bool drop_single = models::batchnorm_on_1x1(shape.spec) || models::batchnorm_on_1x1(ktm_.spec);
   const double per_sample = models::model_cost(shape.spec).train_flops() + models::model_cost(ktm_.spec).train_flops();
-  std::map<int64_t, int64_t> batches;  // size -> count
-  for (int64_t b : batch_plan(shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single)) ++batches[b];
-  double flops = 0;
-  for (const auto& [size, count] : batches)
-    flops += double(count) * (per_sample * double(size) + similarity_flops(shape.spec, ktm_.spec, plan_, size));
-  return {flops, shape.local_steps > 0 ? passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single)
-                                       : epochs_};
+  ModelSteps dam = training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single);
+  ModelSteps ktm = dam;
+  ktm.spec = ktm_.spec;
+  double flops = 0, similarity = 0;
+  for (const auto& [size, count] : dam.train_batches) {
+    const double maps = similarity_flops(shape.spec, ktm_.spec, plan_, size);
+    flops += double(count) * (per_sample * double(size) + maps);
+    similarity += double(count) * maps;
+  }
+  // Both networks step on every batch (profiled); the similarity maps stay in FLOPs.
+  return {flops,
+          shape.local_steps > 0 ? passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single) : epochs_,
+          {std::move(dam), std::move(ktm)},
+          similarity};
 }
 
 double similarity_flops(const models::ModelSpec& dam, const models::ModelSpec& ktm, const SkdPlan& plan,

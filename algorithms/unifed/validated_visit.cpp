@@ -47,7 +47,10 @@ Charge ValidatedVisit::cost(const JobShape& shape, const TrainOutcome* done) con
   const auto c = models::model_cost(shape.spec);
   const int epochs = done ? done->epochs : 0;
   const double validation_flops = c.forward_flops * double(shape.validation_samples);
-  return {(c.train_flops() * double(shape.samples) + validation_flops) * epochs, epochs};
+  ModelSteps steps = training_steps(shape.spec, shape.samples, shape.batch_size, epochs, 0,
+                                    models::batchnorm_on_1x1(shape.spec));
+  steps.eval_samples = shape.validation_samples * epochs;  // the validation after every epoch
+  return {(c.train_flops() * double(shape.samples) + validation_flops) * epochs, epochs, {std::move(steps)}};
 }
 
 }  // namespace fedgrid::algorithms

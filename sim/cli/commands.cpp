@@ -11,6 +11,7 @@
 #include "algorithms/registry.hpp"
 #include "models/model_spec.hpp"
 #include "platforms/tier_catalog.hpp"
+#include "sim/cli/calibrate.hpp"
 #include "sim/cli/compare.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/run.hpp"
@@ -110,6 +111,7 @@ int run_command(const Args& a) {
     return 0;
   }
   if (a.command == "sweep") return sweep(a);
+  if (a.command == "calibrate") return calibrate(a);
   throw std::logic_error("no action for command '" + a.command + "'");
 }
 

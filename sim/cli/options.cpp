@@ -102,6 +102,19 @@ const std::vector<Command>& commands() {
          declare_out(d, "the sweep's folder (default: the sweep file's `out:`, else results/sweeps/NAME)");
        },
        "common overrides go under `set:` in the sweep file"},
+      {"calibrate", "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME] [--out FILE]",
+       "measure this machine: a compute profile for timing.compute: profile", 0, 0, "no arguments",
+       [](po::options_description& d) {
+         d.add_options()("models", po::value<std::string>()->value_name("LIST"),
+                         "comma-separated ARCH[@WIDTH][:CxHxW[:CLASSES]] (default: cnn,lenet5,mlp on 1x28x28, 10 classes)")(
+             "batch-sizes", po::value<std::string>()->value_name("LIST"), "comma-separated batch sizes (default: 32)")(
+             "threads", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"),
+             "torch intra-op threads, as training.threads_per_worker")(
+             "device-name", po::value<std::string>()->value_name("NAME"),
+             "the name hospitals give as profile_device (default: this machine's host name)");
+         declare_out(d, "the profile CSV to write (default: print it)");
+       },
+       "calibrate measures this machine; it reads no scenario"},
   };
   return all;
 }
@@ -266,6 +279,10 @@ Args parse_command_line(int argc, char** argv) {
   if (vm.count("set")) a.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("jobs")) a.jobs = vm["jobs"].as<PositiveInt>().value;
+  if (vm.count("threads")) a.threads = vm["threads"].as<PositiveInt>().value;
+  if (vm.count("models")) a.models = vm["models"].as<std::string>();
+  if (vm.count("batch-sizes")) a.batch_sizes = vm["batch-sizes"].as<std::string>();
+  if (vm.count("device-name")) a.device_name = vm["device-name"].as<std::string>();
   if (c && !a.help && !a.version && (a.positional.size() < c->min_args || a.positional.size() > c->max_args)) {
     std::string given;
     for (const auto& p : a.positional) given += " '" + p + "'";

@@ -226,7 +226,7 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   if (after) out = await(future, world_.perf.wait_training_s);
   const Charge charge = work.cost(shape, after ? &out : nullptr);
   const double start = now();
-  sg4::this_actor::exec_init(charge.flops)->set_host(where.host())->wait();
+  sg4::this_actor::exec_init(compute_amount(where, charge))->set_host(where.host())->wait();
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, charge.flops, round_now()}, &where,
          nullptr);
 
@@ -245,6 +245,25 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   return update;
 }
 
+double Federation::compute_amount(const Node& where, const Charge& charge) const {
+  if (!world_.profile) return charge.flops;
+  const auto& machine =
+      where.is_server() ? world_.platform.server_spec : world_.platform.hospital_specs[size_t(where.id())];
+  const ComputeProfile& profile = *world_.profile;
+  if (machine.profile_device.empty())
+    throw world_.scenario.error_at("platform.server.profile_device",
+                                   "the server trains under timing.compute: profile, so it needs a profile device");
+  double seconds = 0;
+  for (const auto& steps : charge.steps) {
+    for (const auto& [batch, count] : steps.train_batches)
+      seconds += double(count) * profile.train_step_s(machine.profile_device, steps.spec, batch);
+    seconds += profile.eval_s(machine.profile_device, steps.spec, steps.eval_samples);
+  }
+  return seconds / machine.speed_factor * where.host()->get_speed() + charge.unprofiled_flops;
+}
+
+// Server work (aggregation, distillation) is charged in FLOPs at the server's speed in either
+// compute model: a profile measures local training steps only.
 void Federation::charge_server(double flops) {
   if (flops <= 0) return;
   const double start = now();
@@ -386,7 +405,10 @@ double Federation::energy_j() const {
 }
 
 RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
-  return ledger_->finish(now(), energy_j(), std::move(versions));
+  std::optional<Arithmetic> arithmetic;
+  if (!world_.scenario.training.timing_only)
+    arithmetic = Arithmetic{world_.device == ComputeDevice::Cuda ? "cuda" : "cpu", world_.perf.threads_per_worker};
+  return ledger_->finish(now(), energy_j(), std::move(versions), std::move(arithmetic));
 }
 
 }  // namespace fedgrid

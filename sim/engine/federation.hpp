@@ -190,6 +190,9 @@ class Federation {
 
  private:
   friend class Hospital;
+  // What SimGrid executes for a job's charge on `where`: its FLOPs, or with timing.compute:
+  // profile its profiled seconds as work on the host (seconds x host speed).
+  double compute_amount(const Node& where, const Charge& charge) const;
   Update train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
                   const data::Indices& validation, int64_t samples);
   // A representative's result as a cohort member's: an Update names its hospital.

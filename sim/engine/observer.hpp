@@ -61,8 +61,16 @@ struct RunInfo {
   std::vector<std::string> hosts;  // server first, then hospitals by id
 };
 
+// What fixes the arithmetic of the real training, beside the scenario's seed: summary.json
+// records it so that two runs can be told apart when their figures differ.
+struct Arithmetic {
+  std::string device = "cpu";
+  int threads_per_worker = 1;
+};
+
 struct RunSummary {
   std::string scenario, algorithm, stop_reason;
+  std::optional<Arithmetic> arithmetic;  // none in timing-only runs (no real training)
   uint64_t seed = 0;
   int rounds = 0;
   std::optional<double> final_accuracy, best_accuracy, time_to_target_s, target_accuracy;

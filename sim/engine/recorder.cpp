@@ -116,6 +116,10 @@ void Recorder::on_finish(const RunSummary& s) {
   nlohmann::ordered_json j{{"scenario", s.scenario},
                            {"algorithm", s.algorithm},
                            {"seed", s.seed},
+                           {"arithmetic", s.arithmetic ? nlohmann::ordered_json{{"device", s.arithmetic->device},
+                                                                                {"threads_per_worker",
+                                                                                 s.arithmetic->threads_per_worker}}
+                                                       : nlohmann::ordered_json(nullptr)},
                            {"rounds", s.rounds},
                            {"stop_reason", s.stop_reason},
                            {"final_accuracy", optional(s.final_accuracy)},

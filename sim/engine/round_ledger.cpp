@@ -139,9 +139,11 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
   }
 }
 
-RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions) {
+RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions,
+                               std::optional<Arithmetic> arithmetic) {
   auto& s = summary_;
   s.versions = std::move(versions);
+  s.arithmetic = std::move(arithmetic);
   // After a stop condition cut the run (time budget, target, or pipelined hospitals stopped
   // mid-round), the figures stay those of the last round reported; work under way for later
   // rounds is dropped with them.

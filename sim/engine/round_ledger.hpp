@@ -62,7 +62,8 @@ class RoundLedger {
   void report(int round, const Scores& scores, double now, double energy_j, int num_classes);
   // The run's summary, after the algorithm returned; activities of unreported rounds go out
   // unless a stop condition cut the run.
-  RunSummary finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions);
+  RunSummary finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions,
+                    std::optional<Arithmetic> arithmetic);
 
  private:
   void emit(std::vector<Activity>& activities);

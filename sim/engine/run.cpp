@@ -78,6 +78,8 @@ std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const p
     if (o.uplink_bps) m.uplink_bps = *o.uplink_bps;
     if (o.downlink_bps) m.downlink_bps = *o.downlink_bps;
     if (o.latency_s) m.latency_s = *o.latency_s;
+    if (o.profile_device) m.profile_device = *o.profile_device;
+    if (o.speed_factor) m.speed_factor = *o.speed_factor;
   };
   if (!s.platform.roster.empty()) {
     for (const auto& row : platforms::read_roster(s.platform.roster)) {
@@ -102,6 +104,27 @@ std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const p
   for (auto& m : out)
     if (seen[m.name]++) m.name += "-" + std::to_string(seen[m.name]);
   return out;
+}
+
+// timing.compute: profile: the profile, once every machine is known to name a device in it.
+ComputeProfile load_profile(const Scenario& s, const platforms::PlatformHosts& platform) {
+  ComputeProfile profile = ComputeProfile::load(s.timing.profile, "timing.profile");
+  auto check = [&](const platforms::MachineSpec& m, const std::string& where_to_set) {
+    if (m.profile_device.empty())
+      throw s.error_at("timing.compute", "'" + m.name + "' (tier " + m.tier + ") names no profile device: set " +
+                                             where_to_set + " (devices in " + s.timing.profile + ": " +
+                                             profile.devices() + ")");
+    if (!profile.has_device(m.profile_device))
+      throw s.error_at("timing.profile", "'" + m.name + "' runs on profile device '" + m.profile_device +
+                                             "', which " + s.timing.profile + " does not hold (devices: " +
+                                             profile.devices() + ")");
+  };
+  // The server trains only in some algorithms (UniFed): its device is checked when it does.
+  if (!platform.server_spec.profile_device.empty()) check(platform.server_spec, "");
+  for (const auto& m : platform.hospital_specs)
+    check(m, "profile_device on its hospital group, roster row or XML host, or of tier " + m.tier + " in " +
+                 s.platform.tiers_file);
+  return profile;
 }
 
 void configure_engine(sg4::Engine& engine, const Scenario& s) {
@@ -199,6 +222,9 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     world.platform = platforms::build_star_platform(
         server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
   }
+  if (s.platform.server_profile_device) world.platform.server_spec.profile_device = *s.platform.server_profile_device;
+  if (s.platform.server_speed_factor) world.platform.server_spec.speed_factor = *s.platform.server_speed_factor;
+  if (s.timing.compute == "profile") world.profile = load_profile(s, world.platform);
 
   world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
   try {
@@ -233,8 +259,9 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     world.device = resolve_device(s.training.device);
     world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
   }
-  world.perf.threads_per_worker =
-      s.training.threads_per_worker > 0 ? s.training.threads_per_worker : std::max(1, cores / std::max(1, world.perf.workers));
+  // The intra-op thread count sets LibTorch's reduction order, so it is the scenario's own
+  // (default 1), never cores / workers: any worker count and core count give the same bytes.
+  world.perf.threads_per_worker = s.training.threads_per_worker;
   world.executor = std::make_unique<Executor>(world.perf.workers,
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

@@ -15,6 +15,7 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/engine/surrogate.hpp"
 #include "sim/jobs/compute.hpp"
+#include "sim/jobs/compute_profile.hpp"
 
 namespace fedgrid {
 
@@ -47,6 +48,7 @@ struct World {
   }
   ComputeDevice device = ComputeDevice::Cpu;
   std::optional<AccuracyCurve> surrogate;  // timing-only: training.surrogate
+  std::optional<ComputeProfile> profile;   // timing.compute: profile
   std::unique_ptr<Executor> executor;
   PerfCounters perf;
 

@@ -1,5 +1,6 @@
-// The mini-batch plan shared by the trainer and the charge (compute.hpp).
+// The mini-batch plan shared by the trainer and the charge (compute.hpp, local_work.hpp).
 #include "sim/jobs/compute.hpp"
+#include "sim/jobs/local_work.hpp"
 
 namespace fedgrid {
 namespace {
@@ -28,6 +29,22 @@ std::vector<int64_t> batch_plan(int64_t n, int64_t batch, int epochs, int64_t st
 int passes_begun(int64_t n, int64_t batch, int64_t steps, bool drop_single) {
   const int64_t per_pass = batches_per_pass(n, batch, drop_single);
   return per_pass ? int((steps + per_pass - 1) / per_pass) : 0;
+}
+
+ModelSteps training_steps(const models::ModelSpec& spec, int64_t samples, int64_t batch_size, int epochs,
+                          int64_t local_steps, bool drop_single) {
+  // batch_plan's batches, counted without listing them: a pass is `full` batches of batch_size
+  // and perhaps a trailing one of `rest`; a count in steps starts passes from their beginning.
+  ModelSteps out{spec, {}, 0};
+  const int64_t per_pass = batches_per_pass(samples, batch_size, drop_single);
+  if (samples <= 0 || batch_size <= 0 || per_pass == 0) return out;
+  const int64_t full = samples / batch_size, rest = samples - full * batch_size;
+  const bool trailing = per_pass > full;
+  const int64_t total = local_steps > 0 ? local_steps : per_pass * epochs;
+  const int64_t passes = total / per_pass, leftover = total % per_pass;  // leftover < per_pass: full batches
+  if (full > 0) out.train_batches[batch_size] += passes * full + leftover;
+  if (trailing && passes > 0) out.train_batches[rest] += passes;
+  return out;
 }
 
 }  // namespace fedgrid

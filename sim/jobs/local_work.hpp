@@ -7,7 +7,9 @@
 // algorithm with its own local step or loss brings its own next to it (algorithms/<name>/).
 // Torch-free: implementations include torch in their own .cpp only.
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "data/dataset.hpp"
 #include "models/model_spec.hpp"
@@ -38,11 +40,29 @@ struct JobShape {
   int64_t local_steps = 0;
 };
 
+// A job's work on one model, as steps: what timing.compute: profile charges from seconds
+// measured per step (sim/jobs/compute_profile.hpp).
+struct ModelSteps {
+  models::ModelSpec spec;
+  std::map<int64_t, int64_t> train_batches;  // batch size -> training steps of that size
+  int64_t eval_samples = 0;                  // forward-only samples (validation, recalibration)
+};
+
 // The simulated charge of a job on its node's host, and the epochs hospitals.csv reports.
+// `flops` is the FLOPs model's charge (timing.compute: flops); `steps` and `unprofiled_flops`
+// are the same job for timing.compute: profile, where `unprofiled_flops` (work no profiled
+// model step covers: grown branches, similarity maps) is charged as FLOPs at the host's speed.
 struct Charge {
   double flops = 0;
   int epochs = 0;
+  std::vector<ModelSteps> steps;
+  double unprofiled_flops = 0;
 };
+
+// The training steps of `epochs` passes (or `local_steps` batches) over `samples` samples, as
+// the epoch loop plans them (batch_plan).
+ModelSteps training_steps(const models::ModelSpec& spec, int64_t samples, int64_t batch_size, int epochs,
+                          int64_t local_steps, bool drop_single);
 
 class LocalWork {
  public:

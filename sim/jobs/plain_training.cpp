@@ -36,14 +36,14 @@ TrainOutcome PlainTraining::run(const JobInput& job) {
 
 Charge PlainTraining::cost(const JobShape& shape, const TrainOutcome*) const {
   const double per_sample = models::model_cost(shape.spec).train_flops();
-  if (shape.local_steps == 0) return {per_sample * double(shape.samples) * epochs_, epochs_};
-  // Sized in mini-batches: charged batch by batch, the trainer's own plan.
   const bool drop_single = models::batchnorm_on_1x1(shape.spec);
-  std::map<int64_t, int64_t> batches;  // size -> count
-  for (int64_t b : batch_plan(shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single)) ++batches[b];
+  ModelSteps steps =
+      training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single);
+  if (shape.local_steps == 0) return {per_sample * double(shape.samples) * epochs_, epochs_, {std::move(steps)}};
+  // Sized in mini-batches: charged batch by batch, the trainer's own plan.
   double flops = 0;
-  for (const auto& [size, count] : batches) flops += double(count) * (per_sample * double(size));
-  return {flops, passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single)};
+  for (const auto& [size, count] : steps.train_batches) flops += double(count) * (per_sample * double(size));
+  return {flops, passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single), {std::move(steps)}};
 }
 
 }  // namespace fedgrid

@@ -39,6 +39,11 @@ KeySet<HospitalGroup> hospital_group_keys() {
                     "Override: downlink bandwidth, bit/s", {.min = 0, .min_exclusive = true})
       .bind<double>("latency_s", [](G& g) -> auto& { return g.latency_s; }, none,
                     "Override: one-way access-link latency, s", {.min = 0})
+      .bind<std::string>("profile_device", [](G& g) -> auto& { return g.profile_device; }, none,
+                         "timing.compute profile: the profiled device these hospitals run on (default: the tier's)")
+      .bind<double>("speed_factor", [](G& g) -> auto& { return g.speed_factor; }, none,
+                    "timing.compute profile: speed relative to that device, seconds = profiled / factor (default: the tier's, else 1)",
+                    {.min = 0, .min_exclusive = true})
       .custom("model", KeyType::ModelChoice, none,
               "This group's own model where every hospital keeps one (local, fedskd): an arch, or {arch, width_multiplier}",
               {.allowed = kArchs},
@@ -76,10 +81,16 @@ KeySet<Scenario> build() {
                          "Tier of the server host")
       .bind<std::string>("platform.server.host", [](S& s) -> auto& { return s.platform.server_host; }, "server",
                          "With platform.xml: name of the server host in the XML")
+      .bind<std::string>("platform.server.profile_device",
+                         [](S& s) -> auto& { return s.platform.server_profile_device; }, none,
+                         "timing.compute profile: the profiled device the server runs on (default: its tier's)")
+      .bind<double>("platform.server.speed_factor", [](S& s) -> auto& { return s.platform.server_speed_factor; }, none,
+                    "timing.compute profile: the server's speed relative to that device (default: its tier's, else 1)",
+                    {.min = 0, .min_exclusive = true})
       .bind_list<HospitalGroup>("platform.hospitals", [](S& s) -> auto& { return s.platform.hospitals; },
                                 "Hospital groups: {count, tier} plus optional overrides", hospital_group_keys())
       .bind<std::string>("platform.roster", [](S& s) -> auto& { return s.platform.roster; }, none,
-                         "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s]); replaces hospitals")
+                         "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s,profile_device,speed_factor]); replaces hospitals")
       .bind<std::string>("platform.xml", [](S& s) -> auto& { return s.platform.xml; }, none,
                          "SimGrid XML platform; every host but the server is a hospital and needs a 'tier' property")
       .bind<std::string>("platform.tier_ratio", [](S& s) -> auto& { return s.platform.tier_ratio; }, none,
@@ -188,9 +199,10 @@ KeySet<Scenario> build() {
       .bind<std::string>("training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
                          "auto | cpu | cuda (auto: cuda when present)", {.allowed = {"auto", "cpu", "cuda"}})
       .bind<int>("training.workers", [](S& s) -> auto& { return s.training.workers; }, "0",
-                 "Compute executor worker threads (0: one per core)", {.min = 0})
-      .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "0",
-                 "Torch intra-op threads per worker (0: cores / workers)", {.min = 0});
+                 "Compute executor worker threads (0: one per core); how fast, never what: outputs are the same for any count", {.min = 0})
+      .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "1",
+                 "Torch intra-op threads of each job; changes the arithmetic (reduction order), so it is never derived from the core count or training.workers, and summary.json records it",
+                 {.min = 1});
 
   k.group("algorithm", "The federated algorithm and its own keys")
       .custom("algorithm.name", KeyType::String, "fedavg", "Algorithm (see `fedgrid list algorithms`)", {},
@@ -209,7 +221,10 @@ KeySet<Scenario> build() {
 
   k.group("timing", "How simulated time is charged")
       .bind<std::string>("timing.compute", [](S& s) -> auto& { return s.timing.compute; }, "flops",
-                         "Compute cost model: flops (analytic FLOPs / host speed)", {.allowed = {"flops"}})
+                         "Compute cost model: flops (analytic FLOPs / host speed) | profile (seconds per step measured by `fedgrid calibrate`)",
+                         {.allowed = {"flops", "profile"}})
+      .bind<std::string>("timing.profile", [](S& s) -> auto& { return s.timing.profile; }, none,
+                         "timing.compute profile: the profile CSV, or a folder of them (one per machine)")
       .bind<std::string>("timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
                          "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth)",
                          {.allowed = {"default", "cm02"}})

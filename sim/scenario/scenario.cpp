@@ -97,6 +97,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   }
   auto& t = s.training;
   t.surrogate = resolve_path(t.surrogate, file);
+  s.timing.profile = resolve_path(s.timing.profile, file);
   if (s.output.dir.empty()) s.output.dir = "results/" + s.name;
 
   // Cross-key checks that the per-key table cannot express.
@@ -137,6 +138,10 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
       problems.push_back(s.error_at(key, "needs training.mode: timing-only (a real run trains on real data)").problems()[0]);
   };
   timing_only_key("training.surrogate", !t.surrogate.empty());
+  if (s.timing.compute == "profile" && s.timing.profile.empty())
+    problems.push_back(s.error_at("timing.profile", "timing.compute: profile needs the profile (`fedgrid calibrate --out FILE` writes one)").problems()[0]);
+  if (s.timing.compute != "profile" && !s.timing.profile.empty())
+    problems.push_back(s.error_at("timing.profile", "is read only with timing.compute: profile").problems()[0]);
   timing_only_key("data.samples_per_hospital", d.samples_per_hospital.has_value());
   timing_only_key("timing.cohorts", s.timing.cohorts);
   if (s.timing.cohorts && s.timing.network != "cm02")

@@ -22,6 +22,8 @@ struct HospitalGroup {
   std::string tier;
   std::string name;  // prefix; empty = tier name
   std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
+  std::optional<std::string> profile_device;  // timing.compute: profile
+  std::optional<double> speed_factor;
   std::optional<ModelChoice> model;  // this group's own model (local, fedskd)
   int line = 0;  // where it was declared, for later error messages
 };
@@ -47,6 +49,8 @@ struct Scenario {
     std::string tiers_file;  // resolved path
     std::string server_tier;
     std::string server_host;
+    std::optional<std::string> server_profile_device;  // timing.compute: profile
+    std::optional<double> server_speed_factor;
     std::vector<HospitalGroup> hospitals;
     std::string tier_ratio;  // "weak:medium:strong"; expanded into `hospitals`
     std::optional<int> hospital_count;
@@ -87,7 +91,7 @@ struct Scenario {
     int batch_size = 32, local_epochs = 1;
     int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
     std::string device;
-    int workers = 0, threads_per_worker = 0;
+    int workers = 0, threads_per_worker = 1;
   } training;
 
   struct Algorithm {
@@ -103,6 +107,7 @@ struct Scenario {
 
   struct Timing {
     std::string compute;
+    std::string profile;  // timing.compute: profile: the profile CSV or folder, resolved
     std::string network;
     bool cohorts = false;
   } timing;

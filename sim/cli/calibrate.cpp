@@ -1,0 +1,141 @@
+#include "sim/cli/calibrate.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "sim/jobs/compute.hpp"
+#include "sim/jobs/compute_profile.hpp"
+#include "sim/jobs/step_timer.hpp"
+
+namespace fedgrid {
+namespace {
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int64_t positive_int(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || v < 1)
+    throw UsageError("calibrate", fmt::format("{}: expected a positive integer, got '{}'", what, text));
+  return v;
+}
+
+// The CPU's model name, as /proc/cpuinfo gives it (commas would split the header's CSV-like line).
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      std::string name = line.substr(line.find(':') + 1);
+      name.erase(0, name.find_first_not_of(' '));
+      for (char& c : name)
+        if (c == ',') c = ' ';
+      return name;
+    }
+  return "unknown";
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 && buf[0] ? std::string(buf) : "this-machine";
+}
+
+}  // namespace
+
+models::ModelSpec parse_model_item(const std::string& item) {
+  models::ModelSpec spec;
+  auto bad = [&](const std::string& why) {
+    return UsageError("calibrate", fmt::format("--models item '{}': {} (ARCH[@WIDTH][:CxHxW[:CLASSES]], e.g. "
+                                               "resnet18@0.5:3x32x32:10)",
+                                               item, why));
+  };
+  std::vector<std::string> parts;
+  std::stringstream in(item);
+  for (std::string p; std::getline(in, p, ':');) parts.push_back(p);
+  if (parts.empty() || parts.size() > 3) throw bad("expected at most three ':'-separated parts");
+  const std::string& head = parts[0];
+  const size_t at = head.find('@');
+  spec.arch = head.substr(0, at);
+  if (at != std::string::npos) {
+    size_t used = 0;
+    try {
+      spec.width_multiplier = std::stod(head.substr(at + 1), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != head.size() - at - 1 || !(spec.width_multiplier > 0 && spec.width_multiplier <= 1))
+      throw bad("the width must be a number in (0, 1]");
+  }
+  if (parts.size() > 1) {
+    int c = 0, h = 0, w = 0;
+    char x1 = 0, x2 = 0;
+    std::istringstream shape(parts[1]);
+    if (!(shape >> c >> x1 >> h >> x2 >> w) || x1 != 'x' || x2 != 'x' || !shape.eof() || c < 1 || h < 1 || w < 1)
+      throw bad("the input must be CxHxW");
+    spec.channels = c, spec.height = h, spec.width = w;
+  }
+  if (parts.size() > 2) spec.num_classes = int(positive_int(parts[2], "--models item '" + item + "' classes"));
+  try {
+    models::model_cost(spec);
+  } catch (const std::invalid_argument& e) {
+    throw bad(e.what());
+  }
+  return spec;
+}
+
+int calibrate(const Args& a) {
+  std::vector<models::ModelSpec> specs;
+  for (const auto& item : split(a.models.value_or("cnn,lenet5,mlp"))) specs.push_back(parse_model_item(item));
+  std::vector<int64_t> batches;
+  for (const auto& item : split(a.batch_sizes.value_or("32"))) batches.push_back(positive_int(item, "--batch-sizes"));
+  if (specs.empty()) throw UsageError("calibrate", "--models names no model");
+  if (batches.empty()) throw UsageError("calibrate", "--batch-sizes names no batch size");
+  const std::string device = a.device_name.value_or(host_name());
+  if (device.empty() || device.find_first_of(",\"\n") != std::string::npos)
+    throw UsageError("calibrate", "--device-name must be non-empty, without commas or quotes");
+
+  // The optimiser of a scenario left at its defaults (training.*): SGD, momentum 0.9.
+  const OptimizerConfig optimizer;
+  const ComputeDevice compute = resolve_device("auto");
+  std::vector<ProfileRow> rows;
+  for (const auto& spec : specs)
+    for (int64_t batch : batches) {
+      const StepTiming t = time_steps(spec, batch, a.threads, optimizer, compute);
+      ProfileRow r;
+      r.device = device, r.spec = spec, r.batch_size = batch, r.threads = a.threads;
+      r.train_step_s = t.train_step_s, r.train_step_min_s = t.train_step_min_s;
+      r.eval_sample_s = t.eval_sample_s, r.eval_sample_min_s = t.eval_sample_min_s;
+      r.repeats = t.repeats, r.spread = t.spread;
+      fmt::print(stderr, "{} x{} on {}, batch {}: {:.6f} s/step (min {:.6f}, {} repeats, spread {:.1f}%), {:.3g} s/eval sample\n",
+                 spec.arch, spec.width_multiplier, input_shape(spec), batch, t.train_step_s, t.train_step_min_s,
+                 t.repeats, 100 * t.spread, t.eval_sample_s);
+      rows.push_back(r);
+    }
+  const ProfileMachine machine{cpu_model(), torch_version(), compute == ComputeDevice::Cuda ? "cuda" : "cpu",
+                               int(std::max(1u, std::thread::hardware_concurrency()))};
+  const std::string csv = profile_csv(machine, rows);
+  if (!a.out) {
+    fmt::print("{}", csv);
+    return 0;
+  }
+  std::ofstream out(*a.out);
+  if (!(out << csv)) throw UsageError("calibrate", "cannot write --out file '" + *a.out + "'");
+  fmt::print("{}: {} rows (device '{}')\n", *a.out, rows.size(), device);
+  return 0;
+}
+
+}  // namespace fedgrid
