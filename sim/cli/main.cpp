@@ -1,3 +1,7 @@
 #include "sim/cli/cli.hpp"
+#include "sim/core/heap_policy.hpp"
 
-int main(int argc, char** argv) { return fedgrid::cli_main(argc, argv); }
+int main(int argc, char** argv) {
+  fedgrid::keep_training_buffers_in_heap();
+  return fedgrid::cli_main(argc, argv);
+}

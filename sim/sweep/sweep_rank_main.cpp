@@ -9,11 +9,13 @@
 #include <optional>
 #include <string>
 
+#include "sim/core/heap_policy.hpp"
 #include "sim/scenario/key_transfer.hpp"
 #include "sim/sweep/mpi_ranks.hpp"
 #include "sim/sweep/sweep.hpp"
 
 int main(int argc, char** argv) {
+  fedgrid::keep_training_buffers_in_heap();
   if (argc < 4 || argc > 5) {
     std::fprintf(stderr, "fedgrid-sweep-rank is started by `fedgrid sweep` under mpirun\n");
     return 2;
