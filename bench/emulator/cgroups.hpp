@@ -1,6 +1,7 @@
 #pragma once
 // CPU shares through cgroups: one group per emulated host, limited to its share of one CPU by
-// the CFS bandwidth controller (quota per period), under the launcher's own group.
+// the CFS bandwidth controller (quota per period), in one group for the run (with the highest
+// CPU weight) under the launcher's own group.
 #include <sys/types.h>
 
 #include <cstdint>

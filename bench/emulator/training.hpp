@@ -30,8 +30,8 @@ struct TrainResult {
 
 class LocalTrainer {
  public:
-  // Draws the hospital's samples and runs a two-batch warm-up job (module built, allocator
-  // and BLAS initialised) so that round 1 pays only what every round pays.
+  // Draws the hospital's samples and trains one warm-up epoch (module built, kernels for
+  // every batch shape, heap grown) so that round 1 pays only what every round pays.
   LocalTrainer(const Options& o, int hospital);
   TrainResult train(const std::vector<float>& weights, int round);
   // What fedgrid charges for the job (PlainTraining::cost): FLOPs and mini-batches.
