@@ -40,10 +40,11 @@ void fedavg_server(Host& host, std::vector<float> global) {
       models.push_back(std::move(m.weights));
       samples.push_back(m.header.samples);
     }
+    const double flops = average_flops(o, models.size());
     const int64_t start = now_ns();
-    global = average(o, models, samples);
+    global = average(o, std::move(models), samples);
     const int64_t end = now_ns();
-    host.parts->event(start, end, host.name(), "server", "", 0, average_flops(o, models.size()), round);
+    host.parts->event(start, end, host.name(), "server", "", 0, flops, round);
     host.parts->round_end(round, end);
   }
 }

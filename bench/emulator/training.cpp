@@ -16,14 +16,6 @@ JobInput job_input(const Options& o, const Model& model, const data::Dataset& d,
   return {&model, &d, &train, &validation, o.batch_size, 0, {"sgd", o.lr, 0.9, 0}, seed, ComputeDevice::Cpu};
 }
 
-std::vector<Update> updates_of(const Options& o, const std::vector<std::vector<float>>& models,
-                               const std::vector<int64_t>& samples) {
-  std::vector<Update> updates;
-  for (size_t i = 0; i < models.size(); ++i)
-    updates.push_back({int(i), Model{o.spec, models[i]}, samples[i], o.epochs, 0.0, {}});
-  return updates;
-}
-
 }  // namespace
 
 void init_torch_threads() {
@@ -39,9 +31,11 @@ std::vector<float> initial_model(const Options& o) {
   return initial_weights(o.spec, mix_seed(o.seed, seed_streams::kModelInit));
 }
 
-std::vector<float> average(const Options& o, const std::vector<std::vector<float>>& models,
-                           const std::vector<int64_t>& samples) {
-  return algorithms::weighted_average(updates_of(o, models, samples)).weights;
+std::vector<float> average(const Options& o, std::vector<std::vector<float>> models, const std::vector<int64_t>& samples) {
+  std::vector<Update> updates;
+  for (size_t i = 0; i < models.size(); ++i)
+    updates.push_back({int(i), Model{o.spec, std::move(models[i])}, samples[i], o.epochs, 0.0, {}});
+  return algorithms::weighted_average(updates).weights;
 }
 
 double average_flops(const Options& o, size_t models) {

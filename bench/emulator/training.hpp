@@ -18,8 +18,7 @@ std::vector<float> initial_model(const Options& o);
 
 // fedgrid's sample-weighted average of the round's models (algorithms/aggregation.cpp), and
 // the FLOPs fedgrid charges the server for it.
-std::vector<float> average(const Options& o, const std::vector<std::vector<float>>& models,
-                           const std::vector<int64_t>& samples);
+std::vector<float> average(const Options& o, std::vector<std::vector<float>> models, const std::vector<int64_t>& samples);
 double average_flops(const Options& o, size_t models);
 
 struct TrainResult {
