@@ -1,0 +1,83 @@
+// The emulator's pacer (bench/emulator/): real bytes over real loopback sockets take
+// bytes * 8 / bandwidth + latency, and flows sharing a paced link share its bandwidth.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+#include <vector>
+
+#include "bench/emulator/clock.hpp"
+#include "bench/emulator/net.hpp"
+#include "bench/emulator/pacer.hpp"
+#include "bench/emulator/wire.hpp"
+#include "sim/core/model.hpp"
+
+namespace fedgrid::emulator {
+namespace {
+
+struct Flow {
+  Route route;
+  int64_t bytes = 0;
+  double seconds = 0;  // from the send's start to the receiver's last byte
+};
+
+// Runs the flows at once, each over its own loopback connection, all starting together.
+void run_flows(LinkTable& links, std::vector<Flow>& flows) {
+  std::vector<std::thread> threads;
+  const int64_t start = now_ns() + 20'000'000;  // every thread connected by then
+  for (auto& f : flows)
+    threads.emplace_back([&links, &f, start] {
+      int port = 0;
+      const int listener = listen_loopback(port);
+      std::thread receiver([&] {
+        const int fd = accept(listener, nullptr, nullptr);
+        std::vector<char> in(size_t(f.bytes));
+        ASSERT_TRUE(read_all(fd, in.data(), in.size()));
+        f.seconds = double(now_ns() - start) / 1e9;
+        close(fd);
+      });
+      const std::vector<char> out(size_t(f.bytes), 'x');
+      const int fd = connect_loopback(port);
+      send_paced(fd, out.data(), f.bytes, f.route, links, start);
+      receiver.join();
+      close(fd);
+      close(listener);
+    });
+  for (auto& t : threads) t.join();
+}
+
+TEST(Pacer, OneFlowTakesBytesOverBandwidthPlusLatency) {
+  LinkTable links = LinkTable::create({20e6});
+  std::vector<Flow> flows{{{{0}, 0.020}, 300'000}};
+  run_flows(links, flows);
+  const double expected = 300'000 * 8 / 20e6 + 0.020;  // 0.14 s
+  EXPECT_NEAR(flows[0].seconds, expected, 0.05 * expected);
+}
+
+TEST(Pacer, TwoFlowsOnOneLinkEachTakeTwiceAsLong) {
+  LinkTable links = LinkTable::create({20e6});
+  std::vector<Flow> flows{{{{0}, 0.020}, 300'000}, {{{0}, 0.020}, 300'000}};
+  run_flows(links, flows);
+  const double expected = 2 * 300'000 * 8 / 20e6 + 0.020;  // 0.26 s: half the bandwidth each
+  for (const auto& f : flows) EXPECT_NEAR(f.seconds, expected, 0.05 * expected);
+}
+
+TEST(Pacer, AFlowHeldBackElsewhereLeavesTheRestOfASharedLink) {
+  // Link 0 (20 Mbit/s) is shared; flow B also crosses link 1 (5 Mbit/s), so max-min sharing
+  // gives B 5 and A the other 15 Mbit/s while both run.
+  LinkTable links = LinkTable::create({20e6, 5e6});
+  std::vector<Flow> flows{{{{0}, 0.0}, 300'000}, {{{0, 1}, 0.0}, 150'000}};
+  run_flows(links, flows);
+  EXPECT_NEAR(flows[0].seconds, 300'000 * 8 / 15e6, 0.08 * 0.16);  // 0.16 s
+  EXPECT_NEAR(flows[1].seconds, 150'000 * 8 / 5e6, 0.05 * 0.24);   // 0.24 s
+}
+
+TEST(EmulatorWire, AMessageIsExactlyFedgridsPayload) {
+  const Model cnn = shape_only_model({"cnn", 1, 28, 28, 10}, models::model_cost({"cnn", 1, 28, 28, 10}).state_values);
+  EXPECT_EQ(message_bytes(cnn.values()), cnn.payload_bytes());
+  EXPECT_EQ(message_bytes(cnn.values()), 2'328'168);  // the README's cnn message
+}
+
+}  // namespace
+}  // namespace fedgrid::emulator
