@@ -58,7 +58,7 @@ for r in rows:
     measured.append((r, step_flops, step_flops / float(r["train_step_s"])))
 speed = math.exp(sum(math.log(m[2]) for m in measured) / len(measured))
 
-lines = [f"Machine: {'; '.join(header[1:])}. Batch 32, one thread. One FLOPs speed for all: "
+lines = [f"Machine: {'; '.join(header)}. Batch 32, one thread. One FLOPs speed for all: "
          f"{speed / 1e9:.1f} GFLOP/s (geometric mean).", "",
          "| model | input | measured s/step (median, min) | achieved GFLOP/s | FLOPs model s/step | FLOPs model error |",
          "|---|---|---|---|---|---|"]

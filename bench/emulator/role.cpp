@@ -1,6 +1,5 @@
 #include "bench/emulator/role.hpp"
 
-#include <malloc.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "bench/emulator/clock.hpp"
 #include "bench/emulator/net.hpp"
 #include "bench/emulator/schedules.hpp"
+#include "sim/core/heap_policy.hpp"
 
 namespace fedgrid::emulator {
 namespace {
@@ -39,20 +39,11 @@ std::string read_line(int fd) {
   }
 }
 
-// Training's big per-step buffers stay in the heap. By default glibc maps and unmaps each one
-// per step until its adaptive threshold has risen past them, which depends on the process's allocation history; the page faults then make a
-// job up to 4x slower (measured: 13 cnn steps 0.57 s against 0.15 s, 278k against 25k minor
-// faults), alternating from round to round. A fixed threshold (the largest glibc allows) and
-// no trimming give every round the steady cost.
-void keep_buffers_in_heap() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
 
 }  // namespace
 
 int run_role(const Options& o) {
-  keep_buffers_in_heap();
+  keep_training_buffers_in_heap();  // as fedgrid itself (sim/core/heap_policy.hpp)
   init_torch_threads();
   prctl(PR_SET_TIMERSLACK, 1UL);  // wake-ups to the microsecond: the pacer sleeps until each chunk is due
   const int me = host_of_role(o, o.role);

@@ -35,18 +35,25 @@ int64_t positive_int(const std::string& text, const std::string& what) {
   return v;
 }
 
-// The CPU's model name, as /proc/cpuinfo gives it (commas would split the header's CSV-like line).
+// The CPU as /proc/cpuinfo names it, with its family and model numbers (a virtual machine's
+// name may be only the vendor's brand); commas would split the header's CSV-like line.
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      std::string name = line.substr(line.find(':') + 1);
-      name.erase(0, name.find_first_not_of(' '));
-      for (char& c : name)
-        if (c == ',') c = ' ';
-      return name;
-    }
-  return "unknown";
+  std::string name = "unknown", family, model;
+  auto value = [](const std::string& line) {
+    std::string v = line.substr(line.find(':') + 1);
+    v.erase(0, v.find_first_not_of(' '));
+    return v;
+  };
+  // The first processor's block (up to the first blank line) describes them all.
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    if (line.rfind("model name", 0) == 0) name = value(line);
+    else if (line.rfind("cpu family", 0) == 0) family = value(line);
+    else if (line.rfind("model\t", 0) == 0) model = value(line);
+  }
+  for (char& c : name)
+    if (c == ',') c = ' ';
+  return family.empty() ? name : name + " (family " + family + " model " + model + ")";
 }
 
 std::string host_name() {
