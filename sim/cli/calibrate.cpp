@@ -87,14 +87,7 @@ models::ModelSpec parse_model_item(const std::string& item) {
     if (used == 0 || used != head.size() - at - 1 || !(spec.width_multiplier > 0 && spec.width_multiplier <= 1))
       throw bad("the width must be a number in (0, 1]");
   }
-  if (parts.size() > 1) {
-    int c = 0, h = 0, w = 0;
-    char x1 = 0, x2 = 0;
-    std::istringstream shape(parts[1]);
-    if (!(shape >> c >> x1 >> h >> x2 >> w) || x1 != 'x' || x2 != 'x' || !shape.eof() || c < 1 || h < 1 || w < 1)
-      throw bad("the input must be CxHxW");
-    spec.channels = c, spec.height = h, spec.width = w;
-  }
+  if (parts.size() > 1 && !parse_input_shape(parts[1], spec)) throw bad("the input must be CxHxW");
   if (parts.size() > 2) spec.num_classes = int(positive_int(parts[2], "--models item '" + item + "' classes"));
   try {
     models::model_cost(spec);

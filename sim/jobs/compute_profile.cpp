@@ -22,6 +22,15 @@ std::string input_shape(const models::ModelSpec& spec) {
   return fmt::format("{}x{}x{}", spec.channels, spec.height, spec.width);
 }
 
+bool parse_input_shape(const std::string& text, models::ModelSpec& spec) {
+  int c = 0, h = 0, w = 0;
+  char x1 = 0, x2 = 0;
+  std::istringstream in(text);
+  if (!(in >> c >> x1 >> h >> x2 >> w) || x1 != 'x' || x2 != 'x' || !in.eof() || c < 1 || h < 1 || w < 1) return false;
+  spec.channels = c, spec.height = h, spec.width = w;
+  return true;
+}
+
 namespace {
 
 // The model as rows name it: architecture, width, input and classes all change the step time.
@@ -50,12 +59,8 @@ int64_t whole(const std::string& cell, const std::string& file, int line, const 
 }
 
 void parse_input(const std::string& cell, models::ModelSpec& spec, const std::string& file, int line) {
-  int c = 0, h = 0, w = 0;
-  char x1 = 0, x2 = 0;
-  std::istringstream in(cell);
-  if (!(in >> c >> x1 >> h >> x2 >> w) || x1 != 'x' || x2 != 'x' || !in.eof() || c < 1 || h < 1 || w < 1)
+  if (!parse_input_shape(cell, spec))
     throw InputError(file, line, "input", "expected CxHxW (e.g. 1x28x28), got '" + cell + "'");
-  spec.channels = c, spec.height = h, spec.width = w;
 }
 
 std::vector<ProfileRow> read_file(const std::string& file) {

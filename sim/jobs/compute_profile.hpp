@@ -32,8 +32,10 @@ struct ProfileRow {
   int line = 0;
 };
 
-// "1x28x28" for a spec's input shape.
+// "1x28x28" for a spec's input shape, and back: false (spec untouched) unless `text` is CxHxW
+// with positive sides.
 std::string input_shape(const models::ModelSpec& spec);
+bool parse_input_shape(const std::string& text, models::ModelSpec& spec);
 
 // The CSV columns, in order (`fedgrid calibrate` writes them; the reader wants them all).
 extern const char* const kProfileColumns[13];
