@@ -17,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "bench/emulator/cgroups.hpp"
@@ -198,7 +199,9 @@ int run_launcher(const Options& o, const char* argv0) {
         break;
       }
       if (now_ns() > deadline) {
-        failure = "still running after --timeout-s " + std::to_string(o.timeout_s) + " s";
+        std::ostringstream limit;
+        limit << o.timeout_s;
+        failure = "still running after --timeout-s " + limit.str() + " s";
         break;
       }
       for (size_t i = 0; i < children.size(); ++i) {

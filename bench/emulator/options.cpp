@@ -187,7 +187,7 @@ Options parse_options(int argc, char** argv) {
   // The kernel refuses a quota under 1 ms.
   auto check_quota = [&](const HostSpec& h) {
     if (h.share * double(o.cfs_period_us) < 1000)
-      throw UsageError("share " + std::to_string(h.share) + " of '" + h.name + "' gives a CPU quota under the kernel's 1 ms " +
+      throw UsageError("share " + (std::ostringstream() << h.share).str() + " of '" + h.name + "' gives a CPU quota under the kernel's 1 ms " +
                        "minimum with --cfs-period-us " + std::to_string(o.cfs_period_us) + ": raise --cfs-period-us");
   };
   if (o.has_server) check_quota(o.server);
