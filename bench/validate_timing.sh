@@ -15,7 +15,7 @@
 # 4. Per-round times are compared; the last line is the summary.
 #
 # Needs root for the cgroups (fedgrid-emulate exits 77 when it cannot write them: skipped).
-# Takes about 5 minutes.
+# Takes about 2 minutes here.
 set -euo pipefail
 build=$(realpath "${1:-build}")
 out=$(realpath -m "${2:-results/validate_timing}")
