@@ -164,6 +164,52 @@ TEST(Profile, RunsWithoutWhatTheProfileNeedsAreInputErrors) {
   expect_error(profile_scenario(profile), "--set timing.profile=" + dir + "/nothing.csv", "compute profile not found");
 }
 
+// The same two hospitals named by a roster's columns and by an XML platform's host properties.
+std::string run_platform(const std::string& tag, const std::string& platform_yaml, const std::string& profile) {
+  std::string yaml = profile_scenario(profile);
+  const size_t from = yaml.find("platform:"), to = yaml.find("data:");
+  yaml.replace(from, to - from, platform_yaml);
+  const std::string dir = test::temp_dir(tag);
+  write_file(dir + "/s.yaml", yaml);
+  const auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return read_file(dir + "/out/hospitals.csv") + r.output;
+}
+
+TEST(Profile, RosterRowsAndXmlHostsNameTheirDeviceAndFactor) {
+  const std::string profile = profile_file("platforms-p");
+  const std::string dir = test::temp_dir("platforms");
+  write_file(dir + "/roster.csv", "name,tier,profile_device,speed_factor\nslow,weak,lab,\nfast,strong,lab,2\n");
+  const std::string job = "0.064000000", half = "0.032000000";  // as ARunChargesEachJobItsProfiledSeconds
+  const auto roster = run_platform("roster-run", "platform: {roster: " + dir + "/roster.csv}\n", profile);
+  EXPECT_NE(roster.find("1,slow,weak,100,2,,," + job), std::string::npos) << roster;
+  EXPECT_NE(roster.find("1,fast,strong,100,2,,," + half), std::string::npos) << roster;
+
+  write_file(dir + "/p.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><zone id="z" routing="Full">
+  <host id="server" speed="1Gf"><prop id="tier" value="cloud"/></host>
+  <host id="a" speed="1Gf"><prop id="tier" value="weak"/><prop id="profile_device" value="lab"/></host>
+  <host id="b" speed="1Gf"><prop id="tier" value="strong"/><prop id="profile_device" value="lab"/><prop id="speed_factor" value="2"/></host>
+  <link id="l" bandwidth="1Gbps" latency="0ms"/>
+  <route src="a" dst="server"><link_ctn id="l"/></route><route src="b" dst="server"><link_ctn id="l"/></route>
+  <route src="a" dst="b"><link_ctn id="l"/></route>
+</zone></platform>
+)");
+  const auto xml = run_platform("xml-run", "platform: {xml: " + dir + "/p.xml}\n", profile);
+  EXPECT_NE(xml.find("1,a,weak,100,2,,," + job), std::string::npos) << xml;
+  EXPECT_NE(xml.find("1,b,strong,100,2,,," + half), std::string::npos) << xml;
+
+  write_file(dir + "/bad.csv", "name,tier,profile_device,speed_factor\nslow,weak,lab,0\n");
+  std::string yaml = profile_scenario(profile);
+  yaml.replace(yaml.find("platform:"), yaml.find("data:") - yaml.find("platform:"),
+               "platform: {roster: " + dir + "/bad.csv}\n");
+  write_file(dir + "/bad.yaml", yaml);
+  const auto r = run_fedgrid("run " + dir + "/bad.yaml --out " + dir + "/bad-out");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad.csv:2: key 'speed_factor'"), std::string::npos) << r.output;
+}
+
 TEST(Calibrate, WritesAWellFormedProfileOfThisMachine) {
   const std::string out = test::temp_dir("calibrate") + "/here.csv";
   const auto r = run_fedgrid("calibrate --models mlp@0.5:1x8x8:3 --batch-sizes 4,8 --device-name here --out " + out);
