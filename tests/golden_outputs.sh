@@ -4,15 +4,19 @@
 # before the restructuring of issue "one house plan", kept as a regression guard: a change
 # that moves code must not move a single byte of output).
 #
-#   tests/golden_outputs.sh record FEDGRID [SOURCE_DIR]   rewrite tests/golden/ from this binary
+#   tests/golden_outputs.sh record FEDGRID [SOURCE_DIR]   record this CPU's outputs
 #   tests/golden_outputs.sh check  FEDGRID [SOURCE_DIR]   compare (ctest: Golden.ShippedScenarios)
 #
 # MedMNIST scenarios need the user's .npz files and sweep files are not scenarios: both are
 # left out. Real training's figures depend on the CPU: LibTorch, oneDNN and OpenBLAS pick their
-# kernels (hence their summation order) by instruction set and CPU model. So `record` writes the
-# machine's fingerprint to tests/golden/MACHINE, and on a machine with another fingerprint
-# `check` compares the timing-only scenarios (no training) and says which real-training
-# scenarios it skipped and why.
+# kernels (hence their summation order) by instruction set and CPU model. So every set of
+# outputs names the CPU it was recorded on in its MACHINE file (a fingerprint):
+#   tests/golden/             every scenario, recorded on the CPU in tests/golden/MACHINE
+#   tests/golden/cpus/NAME/   the real-training scenarios again, recorded on another CPU
+# `check` compares timing-only scenarios (no training) with tests/golden/ on any CPU, and
+# real-training ones with the set recorded on this CPU; with no such set it says which it
+# skipped. `record` on the main set's CPU rewrites tests/golden/; on another CPU it checks the
+# timing-only scenarios and records the real-training ones in tests/golden/cpus/NAME/.
 set -euo pipefail
 mode=${1:?record|check}
 fedgrid=$(realpath "${2:?path to the fedgrid binary}")
@@ -28,60 +32,89 @@ fingerprint() {
   grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx|avx2|fma|f16c|avx512.*|amx.*)$' | sort | tr '\n' ' '
   echo
 }
-same_machine=1
-if [ "$mode" = record ]; then
-  mkdir -p "$golden" && fingerprint > "$golden/MACHINE"
-elif ! cmp -s <(fingerprint) "$golden/MACHINE"; then
-  same_machine=0
-  echo "this CPU is not the one tests/golden/ was recorded on: real-training scenarios are skipped"
-  diff "$golden/MACHINE" <(fingerprint) | sed 's/^/  /' || true
-fi
-skipped=0
+fp=$(fingerprint)
 
+# The set recorded on this CPU: tests/golden/, one of tests/golden/cpus/*, or none.
+cpu_set=
+if [ ! -f "$golden/MACHINE" ] || [ "$fp" = "$(cat "$golden/MACHINE")" ]; then
+  cpu_set=$golden
+else
+  for m in "$golden"/cpus/*/MACHINE; do
+    if [ -f "$m" ] && [ "$fp" = "$(cat "$m")" ]; then cpu_set=$(dirname "$m"); fi
+  done
+  if [ -z "$cpu_set" ] && [ "$mode" = record ]; then
+    # vendor-family-model-widest vector extension, e.g. AuthenticAMD-25-1-avx2
+    name=$(printf '%s\n' "$fp" | awk -F': ' 'NR <= 3 { printf "%s%s", (NR > 1 ? "-" : ""), $2 }')
+    widest=$(printf '%s\n' "$fp" | tail -1 | tr ' ' '\n' | grep -E '^(avx512f|avx2|avx)$' | sort -r | head -1 || true)
+    cpu_set="$golden/cpus/$name-${widest:-novec}"
+  fi
+fi
+if [ "$mode" = record ]; then
+  mkdir -p "$cpu_set" && printf '%s\n' "$fp" > "$cpu_set/MACHINE"
+elif [ -z "$cpu_set" ]; then
+  echo "no golden outputs were recorded on this CPU: real-training scenarios are skipped"
+  diff "$golden/MACHINE" <(printf '%s\n' "$fp") | sed 's/^/  /' || true
+elif [ "$cpu_set" != "$golden" ]; then
+  echo "real-training scenarios compared with ${cpu_set#"$src"/} (recorded on this CPU)"
+fi
+
+skipped=0
 failed=0
 cd "$src"
 while IFS= read -r scenario; do
   rel=${scenario#scenarios/}
   key=${rel%.yaml}
   out="$work/$key"
-  # A recorded run that trained for real says so in summary.json ("arithmetic" not null).
-  if [ "$mode" = check ] && [ $same_machine -eq 0 ] && ! grep -q '"arithmetic": null' "$golden/$key/summary.json"; then
-    echo "skip $rel: trains for real, recorded on another CPU"; skipped=$((skipped + 1)); continue
+  # A run that trained for real says so in summary.json ("arithmetic" not null); the main set
+  # decides, since a timing-only scenario gives the same bytes on any CPU.
+  if [ -f "$golden/$key/summary.json" ] && grep -q '"arithmetic": null' "$golden/$key/summary.json"; then
+    expected=$golden; trains=0
+  else
+    expected=$cpu_set; trains=1
   fi
+  if [ "$mode" = check ] && [ -z "$expected" ]; then
+    echo "skip $rel: trains for real, no outputs recorded on this CPU"; skipped=$((skipped + 1)); continue
+  fi
+  # Recording on another CPU leaves the main set's timing-only outputs as they are: checked.
+  this_mode=$mode
+  if [ "$mode" = record ] && [ "$cpu_set" != "$golden" ] && [ $trains -eq 0 ]; then this_mode=check; fi
   if ! "$fedgrid" run "$scenario" --set stop.rounds=2 --out "$out" --log-level warn >"$work/log" 2>&1; then
     echo "FAIL $rel: the run failed"; sed 's/^/  /' "$work/log"; failed=1; continue
   fi
-  if [ "$mode" = record ]; then
-    mkdir -p "$golden/$key"
+  shown=${expected#"$src"/}
+  if [ "$this_mode" = record ]; then
+    mkdir -p "$expected/$key"
     for f in "${files[@]}"; do
-      rm -f "$golden/$key/$f" "$golden/$key/$f.sha256"
+      rm -f "$expected/$key/$f" "$expected/$key/$f.sha256"
       # Files over 1 MB (100,000 hospitals' rows) are kept as their SHA-256 only.
       if [ "$(stat -c %s "$out/$f")" -gt 1000000 ]; then
-        (cd "$out" && sha256sum "$f") > "$golden/$key/$f.sha256"
+        (cd "$out" && sha256sum "$f") > "$expected/$key/$f.sha256"
       else
-        cp "$out/$f" "$golden/$key/$f"
+        cp "$out/$f" "$expected/$key/$f"
       fi
     done
-    echo "recorded $rel"
+    echo "recorded $rel in $shown"
     continue
   fi
   failed_here=0
   for f in "${files[@]}"; do
-    if [ -f "$golden/$key/$f.sha256" ]; then
-      if ! (cd "$out" && sha256sum --quiet -c "$golden/$key/$f.sha256" >/dev/null 2>&1); then
-        echo "FAIL $rel: $f differs from the SHA-256 in tests/golden/$key/$f.sha256"; failed=1; failed_here=1
+    if [ -f "$expected/$key/$f.sha256" ]; then
+      if ! (cd "$out" && sha256sum --quiet -c "$expected/$key/$f.sha256" >/dev/null 2>&1); then
+        echo "FAIL $rel: $f differs from the SHA-256 in $shown/$key/$f.sha256"; failed=1; failed_here=1
       fi
-    elif ! cmp -s "$golden/$key/$f" "$out/$f"; then
-      echo "FAIL $rel: $f differs from tests/golden/$key/$f"
-      diff <(head -c 200000 "$golden/$key/$f") <(head -c 200000 "$out/$f") | head -8 | sed 's/^/  /' || true
+    elif ! cmp -s "$expected/$key/$f" "$out/$f"; then
+      echo "FAIL $rel: $f differs from $shown/$key/$f"
+      diff <(head -c 200000 "$expected/$key/$f") <(head -c 200000 "$out/$f") | head -8 | sed 's/^/  /' || true
       failed=1; failed_here=1
     fi
   done
   [ "$failed_here" -eq 0 ] && echo "ok $rel"
 done < <(find scenarios -name '*.yaml' -not -path 'scenarios/sweeps/*' -not -name 'medmnist_*' | LC_ALL=C sort)
 
+note=$([ $skipped -gt 0 ] && echo " ($skipped real-training scenarios skipped: no outputs recorded on this CPU)" || true)
 if [ "$mode" = check ]; then
-  note=$([ $skipped -gt 0 ] && echo " ($skipped real-training scenarios skipped: another CPU)" || true)
   [ $failed -eq 0 ] && echo "golden outputs: all identical$note" || echo "golden outputs: differences found$note"
+elif [ $failed -ne 0 ]; then
+  echo "golden outputs: recording stopped at differences in the main set's timing-only scenarios"
 fi
 exit $failed
