@@ -33,7 +33,7 @@ class Centralized : public Algorithm {
     Model model = fed.init_model();
     const TrainingSamples pool = pooled_train_samples(fed);
     const auto& shape = model.spec;  // the images' shape
-    for (int round = 1; !fed.done(round); ++round) {
+    for (int round = fed.first_round({{"model", model}}); !fed.done(round); ++round) {
       if (round == 1)
         fed.parallel(fed.hospitals(), [&](Hospital& h) {
           fed.send_bytes(h, fed.server(), raw_data_bytes(h, shape));

@@ -20,7 +20,7 @@ const KeySet<FedAvgSettings>& fedavg_keys() {
 void FedAvg::run(Federation& fed) {
   const FedAvgSettings settings = fedavg_keys().read(fed.scenario());
   Model global = fed.init_model();
-  for (int round = 1; !fed.done(round); ++round) {
+  for (int round = fed.first_round(kept_state(global)); !fed.done(round); ++round) {
     auto updates = fed.parallel(fed.select(settings.fraction, round), [&](Hospital& h) {
       fed.send(fed.server(), h, global);
       Update u = train_locally(fed, h, global);
@@ -35,6 +35,8 @@ void FedAvg::run(Federation& fed) {
 Model FedAvg::server_update(Federation& fed, const Model&, const std::vector<Update>& updates) {
   return fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
 }
+
+std::vector<Kept> FedAvg::kept_state(Model& global) { return {{"global", global}}; }
 
 Update FedAvg::train_locally(Federation& fed, Hospital& h, const Model& global) {
   return h.train(global, PlainTraining(fed.scenario().training.local_epochs));

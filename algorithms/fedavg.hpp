@@ -22,6 +22,8 @@ class FedAvg : public Algorithm {
   // The server's step from the round's updates to the next global model, charged on the
   // server: the sample-weighted average (adaptive server optimisers step from it instead).
   virtual Model server_update(Federation& fed, const Model& global, const std::vector<Update>& updates);
+  // What a checkpoint keeps between rounds: the global model (a server optimiser adds its moments).
+  virtual std::vector<Kept> kept_state(Model& global);
 };
 
 }  // namespace fedgrid::algorithms

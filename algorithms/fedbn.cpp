@@ -25,7 +25,7 @@ class FedBn : public Algorithm {
     for (bool s : shared_) shared_count += s;
     const int64_t bytes = shared_count * 4 + models::kPayloadHeaderBytes;  // the message carries only these
     std::vector<Model> local(fed.hospitals().size(), global);
-    for (int round = 1; !fed.done(round); ++round) {
+    for (int round = fed.first_round({{"global", global}, {"local", local}}); !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.select(settings.fraction, round), [&](Hospital& h) {
         fed.send_bytes(fed.server(), h, bytes);
         Update u = h.train(with_shared(local[size_t(h.id())], global), PlainTraining(sc.training.local_epochs));

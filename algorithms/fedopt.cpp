@@ -154,6 +154,8 @@ class FedOpt : public FedAvg {
     });
   }
 
+  std::vector<Kept> kept_state(Model& global) override { return {{"global", global}, {"m", m_}, {"v", v_}}; }
+
  private:
   std::string method_;         // adagrad | yogi | adam
   std::vector<double> m_, v_;  // m_{t-1}, v_{t-1} over the parameters; empty before round 1

@@ -35,14 +35,14 @@ class FedSeq : public Algorithm {
     const auto& sc = fed.scenario();
     const Ordering ordering = fedseq_keys().read(sc).order == "random" ? Ordering::Random : Ordering::Fixed;
     Model model = fed.init_model();
-    Hospital* holder = nullptr;  // FedCross: where the model is
-    for (int round = 1; !fed.done(round); ++round) {
+    int holder = -1;  // FedCross: the hospital where the model is
+    for (int round = fed.first_round({{"model", model}, {"holder", holder}}); !fed.done(round); ++round) {
       for (Hospital* h : fed.order(round, ordering)) {
         if (!peer_to_peer_) fed.send(fed.server(), *h, model);
-        else if (holder && holder != h) fed.send(*holder, *h, model);
+        else if (holder >= 0 && holder != h->id()) fed.send(*fed.hospitals()[size_t(holder)], *h, model);
         model = h->train(model, PlainTraining(sc.training.local_epochs)).model;
         if (!peer_to_peer_) fed.send(*h, fed.server(), model);
-        holder = h;
+        holder = h->id();
       }
       fed.end_round(round, model);
     }

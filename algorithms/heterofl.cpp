@@ -46,7 +46,7 @@ class SubModelRounds : public Algorithm {
         throw sc.error_at("model." + tier, e.what());
       }
     }
-    for (int round = 1; !fed.done(round); ++round) {
+    for (int round = fed.first_round({{"global", global}}); !fed.done(round); ++round) {
       if (rolling_ && round > 1)
         for (const auto& tier : fed.tiers()) index[tier] = submodel_index(global.spec, fed.tier_spec(tier), round - 1);
       std::map<std::string, Model> sub;

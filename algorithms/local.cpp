@@ -14,7 +14,7 @@ class Local : public Algorithm {
     const auto& sc = fed.scenario();
     std::vector<Model> models;  // by hospital id, each of its own architecture
     for (Hospital* h : fed.hospitals()) models.push_back(fed.init_hospital_model(*h));
-    for (int round = 1; !fed.done(round); ++round) {
+    for (int round = fed.first_round({{"models", models}}); !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
         return h.train(models[size_t(h.id())], PlainTraining(sc.training.local_epochs));
       });

@@ -68,6 +68,9 @@ void check_algorithm(const Scenario& s) {
       throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model",
                        "algorithm '" + s.algorithm.name + "' does not keep a model per hospital; per-hospital models "
                        "need local or fedskd");
+  if (s.output.checkpoint_every > 0 && algorithm->cannot_checkpoint)
+    if (const std::string why = algorithm->cannot_checkpoint(s); !why.empty())
+      throw s.error_at("output.checkpoint_every", "algorithm '" + s.algorithm.name + "' cannot be checkpointed: " + why);
   if (s.training.local_steps > 0 && algorithm->counts_epochs)
     throw s.error_at("training.local_steps", "algorithm '" + s.algorithm.name +
                                                  "' sizes its local training in epochs itself: use training.local_epochs");

@@ -29,6 +29,9 @@ struct AlgorithmInfo {
   enum class Models { Shared, PerTier, PerHospital } models = Models::Shared;
   bool counts_epochs = false;  // sizes local work in epochs itself (rejects training.local_steps)
   std::vector<KeyDecl> keys = {};  // its own algorithm.* keys (KeySet::declarations())
+  // Why the scenario's schedule never stops with nothing under way, so that it cannot be
+  // checkpointed (output.checkpoint_every); empty: it can (Federation::first_round).
+  std::function<std::string(const Scenario&)> cannot_checkpoint = {};
 };
 
 const std::vector<AlgorithmInfo>& registry();

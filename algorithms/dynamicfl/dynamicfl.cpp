@@ -96,15 +96,15 @@ class DynamicFL : public Algorithm {
     Model global = fed.init_model();
     check_budgets(fed, global);
     // What each hospital remembers from its last round: convs grown and their local salience.
-    struct Memory {
-      int grown = 0;
-      std::vector<double> salience;
-    };
-    std::vector<Memory> memory(fed.hospitals().size());
-    for (int round = 1; !fed.done(round); ++round) {
+    const size_t n = fed.hospitals().size();
+    std::vector<int> last_grown(n, 0);
+    std::vector<std::vector<double>> last_salience(n);
+    const int first = fed.first_round({{"global", global}, {"grown", last_grown}, {"salience", last_salience}});
+    for (int round = first; !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
         fed.send(fed.server(), h, global);
-        Memory& last = memory[size_t(h.id())];
+        int& grown = last_grown[size_t(h.id())];
+        std::vector<double>& salience = last_salience[size_t(h.id())];
         const int k = budget(h.tier(), round), E = sc.training.local_epochs;
         GrowthPlan plan{k, {}, settings_.recal_batches,
                         mix_seed(sc.seed, seed_streams::kReparam, uint64_t(h.id() + 1), uint64_t(round))};
@@ -113,23 +113,23 @@ class DynamicFL : public Algorithm {
           // Nothing to grow: E epochs of the plain model, as FedAvg trains it.
           SalienceProbe probe(E);
           u = h.train(global, probe);
-          last = {0, probe.salience()};
-        } else if (round > 1 && k < last.grown) {
+          grown = 0, salience = probe.salience();
+        } else if (round > 1 && k < grown) {
           // Eq. 8: last round's model is beyond this round's budget; grow what S^l ranks first.
-          plan.rank = last.salience;
+          plan.rank = salience;
           GrowthTraining growth(global.spec, E, plan);
           u = h.train(global, growth);
-          last = {int(growth.grown().size()), growth.salience()};
+          grown = int(growth.grown().size()), salience = growth.salience();
         } else {
           // The epsilon epoch on the plain model measures S^g, which picks the convs to grow.
           SalienceProbe probe(1);
           u = h.train(global, probe);
-          last = {0, probe.salience()};
+          grown = 0, salience = probe.salience();
           if (E > 1) {
             plan.rank = probe.salience();
             GrowthTraining growth(global.spec, E - 1, plan, 1);
             u = h.train(u.model, growth);
-            last = {int(growth.grown().size()), growth.salience()};
+            grown = int(growth.grown().size()), salience = growth.salience();
           }
         }
         fed.send(h, fed.server(), u.model);  // the plain model: the same bytes for every tier

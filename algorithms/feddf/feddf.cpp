@@ -65,7 +65,7 @@ class FedDF : public Algorithm {
       models.emplace(arch_of[tier], std::move(m));
     }
 
-    for (int round = 1; !fed.done(round); ++round) {
+    for (int round = fed.first_round({{"models", models}}); !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
         const Model& mine = models.at(arch_of.at(h.tier()));
         fed.send(fed.server(), h, mine);

@@ -87,7 +87,7 @@ class FedSkd : public Algorithm {
 
  private:
   void run_barrier(Federation& fed) {
-    for (int round = 1; !fed.done(round); ++round) {
+    for (int round = fed.first_round({{"dams", dams_}}); !fed.done(round); ++round) {
       const std::vector<int> from = senders(fed, round);
       auto updates = fed.parallel(hospitals_, [&](Hospital& h) { return *round_at(fed, h, round, from); });
       for (auto& u : updates) dams_[size_t(u.hospital)] = std::move(u.model);
@@ -178,7 +178,13 @@ class FedSkd : public Algorithm {
 
 std::vector<AlgorithmInfo> fedskd_algorithms() {
   return {{"fedskd", "FedSKD (Weng et al. 2025): serverless; each round a permutation sends copies of hospitals' models peer to peer, each trains its own with the received one by similarity distillation",
-           [] { return std::make_unique<FedSkd>(); }, AlgorithmInfo::Models::PerHospital, false, fedskd_keys().declarations()}};
+           [] { return std::make_unique<FedSkd>(); }, AlgorithmInfo::Models::PerHospital, false, fedskd_keys().declarations(),
+           [](const Scenario& s) {
+             return fedskd_keys().read(s).schedule == "pipelined"
+                        ? std::string("in the pipelined schedule hospitals are always in different rounds, with "
+                                      "models in flight (algorithm.schedule: barrier can be)")
+                        : std::string();
+           }}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -32,6 +32,7 @@
 //   server's own epochs are not in it.
 // - Transfers are float32 state plus the message header; an upload also carries the score
 //   (4 bytes).
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -106,21 +107,27 @@ class UniFed : public Algorithm {
     const StoppingRule rule{a.patience, a.max_epochs, a.min_delta};
     Model global = fed.init_model();
     std::map<int, double> score;
-
-    // Round 1: parallel first visit, E_f epochs, to score every hospital's task.
-    if (fed.done(1)) return;
-    auto first = fed.parallel(fed.hospitals(), [&](Hospital& h) {
-      fed.send(fed.server(), h, global);
-      Update u = h.train(global, PlainTraining(a.first_round_epochs));
-      fed.send_bytes(h, fed.server(), u.model.payload_bytes() + kScoreBytes);
-      return u;
-    });
-    for (const auto& u : first) score[u.hospital] = loss_slope(u.batch_losses);
-    fed.end_round(1, global);
-
     double best_loss = std::numeric_limits<double>::infinity();
     int rounds_without_gain = 0;
-    for (int round = 2; !fed.done(round); ++round) {
+    const int first = fed.first_round({{"global", global},
+                                       {"score", score},
+                                       {"best_loss", best_loss},
+                                       {"rounds_without_gain", rounds_without_gain}});
+
+    // Round 1: parallel first visit, E_f epochs, to score every hospital's task.
+    if (first == 1) {
+      if (fed.done(1)) return;
+      auto visits = fed.parallel(fed.hospitals(), [&](Hospital& h) {
+        fed.send(fed.server(), h, global);
+        Update u = h.train(global, PlainTraining(a.first_round_epochs));
+        fed.send_bytes(h, fed.server(), u.model.payload_bytes() + kScoreBytes);
+        return u;
+      });
+      for (const auto& u : visits) score[u.hospital] = loss_slope(u.batch_losses);
+      fed.end_round(1, global);
+    }
+
+    for (int round = std::max(first, 2); !fed.done(round); ++round) {
       // Sequential relay in curriculum order, each visit as long as its validation loss says.
       Model chain = global;
       const auto hospitals = fed.hospitals();

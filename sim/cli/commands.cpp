@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "sim/cli/compare.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/run.hpp"
+#include "sim/engine/state_file.hpp"
 #include "sim/scenario/key_table.hpp"
 #include "sim/scenario/key_transfer.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -88,9 +92,26 @@ int validate(const Args& a) {
   return 0;
 }
 
-int run(const Args& a) {
-  Scenario s = scenario_from(a);
-  RunOptions options;
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+// RUN_DIR/run.json: how the run was started, so `fedgrid resume` starts it the same way. The
+// scenario's text is kept to refuse a resume after the file changed.
+void write_run_record(const Args& a, const Scenario& s) {
+  std::vector<std::string> overrides = a.overrides;
+  if (a.out) overrides.push_back("output.dir=" + *a.out);
+  const std::string path = a.positional.empty() ? "" : std::filesystem::absolute(a.positional[0]).string();
+  const nlohmann::json record{
+      {"scenario", path}, {"scenario_text", path.empty() ? "" : text_of(path)}, {"overrides", overrides}};
+  std::filesystem::create_directories(s.output.dir);
+  write_file_atomically(s.output.dir + "/run.json", record.dump(2) + "\n");
+}
+
+int run_and_report(const Scenario& s, RunOptions options) {
   options.progress = true;
   RunSummary r = algorithms::run_algorithm(s, options);
   auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.2f}%", *x * 100) : std::string("-"); };
@@ -100,10 +121,48 @@ int run(const Args& a) {
   return 0;
 }
 
+int run(const Args& a) {
+  Scenario s = scenario_from(a);
+  if (s.output.checkpoint_every > 0) {
+    algorithms::check_algorithm(s);
+    write_run_record(a, s);
+  }
+  return run_and_report(s, {});
+}
+
+int resume(const Args& a) {
+  const std::string dir = a.positional.at(0), record_path = dir + "/run.json";
+  if (!std::filesystem::exists(record_path))
+    throw InputError(record_path, 0, "",
+                     "no such file: RUN_DIR must be the output folder of a run with output.checkpoint_every");
+  nlohmann::json record;
+  try {
+    record = nlohmann::json::parse(text_of(record_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(record_path, 0, "", std::string("not a run record: ") + e.what());
+  }
+  auto field = [&](const char* key) -> const nlohmann::json& {
+    if (!record.contains(key)) throw InputError(record_path, 0, key, "missing");
+    return record.at(key);
+  };
+  const std::string path = field("scenario").get<std::string>();
+  if (!path.empty() && text_of(path) != field("scenario_text").get<std::string>())
+    throw InputError(path, 0, "",
+                     "changed since the run in " + dir + " started (" + record_path + " keeps its text): cannot resume");
+  auto overrides = field("overrides").get<std::vector<std::string>>();
+  overrides.push_back("output.dir=" + dir);
+  const Scenario s = path.empty() ? builtin_quickstart(overrides) : load_scenario(path, overrides);
+  RunOptions options;
+  // Killed before its first checkpoint: the run starts again from the beginning.
+  if (std::filesystem::exists(dir + "/checkpoint.bin")) options.resume_from = dir + "/checkpoint.bin";
+  return run_and_report(s, options);
+}
+
 }  // namespace
 
 int run_command(const Args& a) {
   if (a.command == "run") return run(a);
+  if (a.command == "resume") return resume(a);
   if (a.command == "validate") return validate(a);
   if (a.command == "list") return list(a);
   if (a.command == "compare") {

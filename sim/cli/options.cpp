@@ -90,6 +90,9 @@ const std::vector<Command>& commands() {
          declare_set(d);
          declare_out(d, "the output folder the run would have (sets output.dir)");
        }},
+      {"resume", "resume RUN_DIR", "continue a run from its last checkpoint (output.checkpoint_every)", 1, 1,
+       "one RUN_DIR", [](po::options_description&) {},
+       "a resumed run is the run as it was started (RUN_DIR/run.json)"},
       {"list", "list algorithms|models|datasets|tiers|keys", "what a scenario can name", 1, 1,
        "one of algorithms|models|datasets|tiers|keys", [](po::options_description&) {}},
       {"compare", "compare RUN_DIR [RUN_DIR ...]", "summaries of finished runs side by side", 1, size_t(-1),

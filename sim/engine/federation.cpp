@@ -1,6 +1,5 @@
 #include "sim/engine/federation.hpp"
 
-#include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -15,9 +14,12 @@
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/engine/cohorts.hpp"
+#include "sim/engine/energy_meter.hpp"
 #include "sim/engine/evaluation.hpp"
 #include "sim/engine/peer_mail.hpp"
 #include "sim/engine/round_ledger.hpp"
+#include "sim/engine/state_file.hpp"
+#include "sim/engine/crash_points.hpp"
 #include "sim/engine/world.hpp"
 
 namespace fedgrid {
@@ -86,6 +88,9 @@ Federation::Federation(World& world, std::vector<Observer*> observers) : world_(
   ledger_ = std::make_unique<RoundLedger>(world.scenario, std::move(rows), tiers_, std::move(observers),
                                           [this] { mail_->close(); });
   evaluator_ = std::make_unique<Evaluator>(world, std::move(evaluated), tiers_);
+  std::vector<sg4::Host*> metered{server_->host()};
+  for (const auto& h : hospitals_) metered.push_back(h->host());
+  energy_ = std::make_unique<EnergyMeter>(metered);
 }
 
 Federation::~Federation() = default;
@@ -179,6 +184,7 @@ void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
     enter_round(round);
     send(from, to, model);
     mail_->deliver(to.id(), round, std::move(model));
+    actor_round_.erase(long(sg4::this_actor::get_pid()));  // delivered: nothing of it is under way
   });
 }
 
@@ -385,24 +391,83 @@ void Federation::run_as_completed(const std::vector<Hospital*>& hs, const std::f
 
 bool Federation::done(int round) {
   round_ = round;
-  return ledger_->done(round, now());
+  if (ledger_->done(round, now())) return true;
+  const int every = world_.scenario.output.checkpoint_every;
+  if (every > 0 && round > 1 && (round - 1) % every == 0 && round - 1 != resumed_round_) write_checkpoint(round - 1);
+  return false;
+}
+
+// ---------------------------------------------------------------- checkpoints
+
+void Federation::set_checkpoints(std::string path, std::function<std::vector<int64_t>()> output_sizes,
+                                 const StateReader* resume_from) {
+  checkpoint_path_ = std::move(path);
+  output_sizes_ = std::move(output_sizes);
+  resume_from_ = resume_from;
+}
+
+int Federation::first_round(std::vector<Kept> state) {
+  if (kept_) throw std::logic_error("first_round called twice");
+  kept_.emplace(std::move(state));
+  if (!resume_from_) return 1;
+  const StateReader& in = *resume_from_;
+  const auto& sc = world_.scenario;
+  if (in.text("algorithm") != sc.algorithm.name)
+    throw InputError(in.path(), 0, "algorithm", "the checkpoint is of algorithm '" + in.text("algorithm") +
+                                                    "', the scenario runs '" + sc.algorithm.name + "'");
+  if (!ledger_->untouched() || now() > 0)
+    throw std::logic_error("first_round must come before any simulated activity");
+  // Nothing runs until the checkpoint's instant; every host then continues from its meter.
+  sg4::this_actor::sleep_until(in.real("clock"));
+  energy_->restore({in.reals("energy.joules"), in.reals("energy.since")});
+  ledger_->restore(in);
+  for (const auto& k : *kept_) k.load(in);
+  resumed_round_ = int(in.integer("round"));
+  round_ = resumed_round_;
+  return resumed_round_ + 1;
+}
+
+void Federation::write_checkpoint(int round) {
+  const auto& sc = world_.scenario;
+  check_checkpointable(round);
+  if (!ledger_->can_checkpoint() || !actor_round_.empty())
+    throw std::logic_error("checkpoint of round " + std::to_string(round) + " while work is under way");
+  StateWriter out;
+  out.put("algorithm", sc.algorithm.name);
+  out.put("round", int64_t(round));
+  out.put("clock", now());
+  const auto meters = energy_->readings();
+  out.put("energy.joules", meters.joules);
+  out.put("energy.since", meters.since);
+  ledger_->save(out);
+  out.put("outputs.sizes", output_sizes_());
+  for (const auto& k : *kept_) k.save(out);
+  out.save(checkpoint_path_);
+  crash_point("checkpoint-written");
 }
 
 void Federation::end_round(int round, const Model& global) { end_round(round, global, {}); }
 
+void Federation::check_checkpointable(int round) const {
+  const auto& sc = world_.scenario;
+  if (!kept_ && sc.output.checkpoint_every > 0 && round % sc.output.checkpoint_every == 0)
+    throw sc.error_at("output.checkpoint_every",
+                      "algorithm '" + sc.algorithm.name +
+                          "' never stops at a point where nothing is under way (a pipelined or asynchronous "
+                          "schedule), so it cannot be checkpointed: remove the key");
+}
+
 void Federation::end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models) {
+  check_checkpointable(round);
   ledger_->report(round, evaluator_->global(round, now(), global, tier_models), now(), energy_j(), world_.spec.num_classes);
 }
 
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
+  check_checkpointable(round);
   ledger_->report(round, evaluator_->local(round, now(), local_models), now(), energy_j(), world_.spec.num_classes);
 }
 
-double Federation::energy_j() const {
-  double total = sg_host_get_consumed_energy(server_->host());
-  for (const auto& h : hospitals_) total += sg_host_get_consumed_energy(h->host());
-  return total;
-}
+double Federation::energy_j() { return energy_->total_j(now()); }
 
 RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
   std::optional<Arithmetic> arithmetic;

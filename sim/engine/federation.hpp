@@ -14,6 +14,7 @@
 #include "data/partition.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
+#include "sim/engine/kept_state.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -29,6 +30,8 @@ class Cohorts;
 class PeerMail;
 class RoundLedger;
 class Evaluator;
+class EnergyMeter;
+class StateReader;
 
 // A machine of the federation: the server or a hospital.
 class Node {
@@ -165,6 +168,16 @@ class Federation {
   // runs, work.flops() charged on the server host either way.
   void run_on_server(ServerWork& work);
 
+  // --- checkpoints (output.checkpoint_every) and resume (fedgrid resume)
+  // Names what the algorithm keeps from one round to the next and gives the round its loop
+  // starts from: 1, or in a resumed run the round after the checkpoint's, its state then
+  // loaded into the variables named here. Call it once, after setting up that state and
+  // before any simulated activity. A checkpoint is written at the top of the loop (done(r)
+  // for r - 1 a multiple of checkpoint_every): the state as the next round finds it, with
+  // nothing under way. Schedules that never reach such a point (pipelined, asynchronous)
+  // do not call it, and a scenario that asks them for checkpoints is refused.
+  int first_round(std::vector<Kept> state);
+
   // --- rounds
   // True once the run should stop before `round` (rounds, target accuracy, time budget).
   bool done(int round);
@@ -187,6 +200,11 @@ class Federation {
 
   // Called by the run driver once the algorithm returns (still inside the simulation).
   RunSummary finish(std::vector<std::pair<std::string, std::string>> versions);
+  // Set by the run driver: where checkpoints go, what sizes the output files have (a
+  // checkpoint records them so a resumed run cuts later rows off), and the checkpoint a
+  // resumed run continues from (null: a fresh run).
+  void set_checkpoints(std::string path, std::function<std::vector<int64_t>()> output_sizes,
+                       const StateReader* resume_from);
 
  private:
   friend class Hospital;
@@ -210,8 +228,10 @@ class Federation {
   void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
                         const FanOut& copy, const std::function<void(size_t)>& consume);
   void record(const Activity& a, const Node* from, const Node* to);
+  void write_checkpoint(int round);
+  void check_checkpointable(int round) const;  // an input error for schedules that never can
   int round_now() const;  // the calling actor's round (enter_round), else the run's
-  double energy_j() const;
+  double energy_j();
 
   World& world_;
   std::unique_ptr<Node> server_;
@@ -221,8 +241,15 @@ class Federation {
   std::unique_ptr<PeerMail> mail_;       // models posted peer to peer
   std::unique_ptr<RoundLedger> ledger_;  // rounds' figures, reports, stop conditions
   std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<EnergyMeter> energy_;  // joules per host (resumable, unlike the plugin's sums)
   std::map<long, int> actor_round_;      // actors that run their own rounds (enter_round), by pid
   int round_ = 0;
+  // Checkpoints: the algorithm's state (first_round), where to write, what the outputs hold.
+  std::optional<std::vector<Kept>> kept_;
+  std::string checkpoint_path_;
+  std::function<std::vector<int64_t>()> output_sizes_;
+  const StateReader* resume_from_ = nullptr;
+  int resumed_round_ = 0;  // the checkpoint's round in a resumed run (not written again)
 };
 
 }  // namespace fedgrid

@@ -28,12 +28,32 @@ struct Timed {
 
 }  // namespace
 
-Recorder::Recorder(const std::string& dir, bool trace) : dir_(dir), trace_(trace) {
+Recorder::Recorder(const std::string& dir, bool trace, const std::vector<int64_t>& resume_sizes)
+    : dir_(dir), trace_(trace), resumed_(!resume_sizes.empty()) {
   std::filesystem::create_directories(dir);
-  rounds_ = open_out(dir + "/rounds.csv");
-  hospitals_ = open_out(dir + "/hospitals.csv");
-  events_ = open_out(dir + "/events.csv");
-  if (trace_) trace_out_ = open_out(dir + "/trace.json");
+  const std::vector<std::string> names{"rounds.csv", "hospitals.csv", "events.csv", "trace.json"};
+  auto open = [&](size_t i) {
+    const std::string path = dir + "/" + names[i];
+    if (!resumed_) return open_out(path);
+    // Rows written after the checkpoint go: the resumed run writes them again.
+    if (i >= resume_sizes.size() || !std::filesystem::exists(path) ||
+        int64_t(std::filesystem::file_size(path)) < resume_sizes[i])
+      throw std::runtime_error(path + " is shorter than its checkpoint says: it cannot be resumed");
+    std::filesystem::resize_file(path, uintmax_t(resume_sizes[i]));
+    std::ofstream f(path, std::ios::app);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    return f;
+  };
+  rounds_ = open(0);
+  hospitals_ = open(1);
+  events_ = open(2);
+  if (trace_) trace_out_ = open(3);
+}
+
+std::vector<int64_t> Recorder::sizes() {
+  std::vector<int64_t> out;
+  for (auto* f : {&rounds_, &hospitals_, &events_, &trace_out_}) out.push_back(f->is_open() ? int64_t(f->tellp()) : 0);
+  return out;
 }
 
 Recorder::~Recorder() {
@@ -42,6 +62,12 @@ Recorder::~Recorder() {
 
 void Recorder::on_start(const RunInfo& info) {
   Timed t{output_s_};
+  if (resumed_) {  // headers and track names are in the files already
+    int tid = 0;
+    for (const auto& host : info.hosts) track_[host] = ++tid;
+    first_trace_event_ = false;
+    return;
+  }
   rounds_ << "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
              "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
   for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/engine/observer.hpp"
 
@@ -12,7 +13,11 @@ namespace fedgrid {
 
 class Recorder : public Observer {
  public:
-  Recorder(const std::string& dir, bool trace);
+  // `resume_sizes`: a resumed run's files, cut back to these sizes (rounds, hospitals,
+  // events, trace) and continued; empty: fresh files.
+  Recorder(const std::string& dir, bool trace, const std::vector<int64_t>& resume_sizes = {});
+  // The bytes written so far to rounds.csv, hospitals.csv, events.csv, trace.json.
+  std::vector<int64_t> sizes();
   ~Recorder() override;
   void on_start(const RunInfo& info) override;
   void on_activity(const Activity& a) override;
@@ -26,6 +31,7 @@ class Recorder : public Observer {
   std::ofstream rounds_, hospitals_, events_, trace_out_;
   std::map<std::string, int> track_;  // host -> trace thread id
   bool first_trace_event_ = true;
+  bool resumed_ = false;
   double output_s_ = 0;
 };
 

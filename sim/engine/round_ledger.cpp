@@ -1,5 +1,8 @@
 #include "sim/engine/round_ledger.hpp"
 
+#include "sim/engine/crash_points.hpp"
+#include "sim/engine/state_file.hpp"
+#include "sim/engine/summary_state.hpp"
 #include "sim/jobs/metrics.hpp"
 
 namespace fedgrid {
@@ -136,6 +139,80 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
       target_reached_ = true;
       stop();
     }
+  }
+  crash_point("round-reported");
+}
+
+namespace {
+
+std::string joined(const std::vector<Activity>& as, std::string Activity::*field) {
+  std::string out;
+  for (const auto& a : as) out += a.*field + "\n";
+  return out;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    out.push_back(text.substr(at, end - at));
+  return out;
+}
+
+}  // namespace
+
+void RoundLedger::save(StateWriter& out) const {
+  save_summary(out, "ledger.summary", summary_);
+  std::vector<int64_t> open;
+  for (const auto& [r, state] : rounds_) {
+    open.push_back(r);
+    const std::string key = "ledger.round." + std::to_string(r);
+    const auto& as = state.activities;
+    std::vector<double> start, end, flops;
+    std::vector<int64_t> bytes, round;
+    for (const auto& a : as)
+      start.push_back(a.start_s), end.push_back(a.end_s), flops.push_back(a.flops), bytes.push_back(a.bytes),
+          round.push_back(a.round);
+    out.put(key + ".start", start), out.put(key + ".end", end), out.put(key + ".flops", flops);
+    out.put(key + ".bytes", bytes), out.put(key + ".round", round);
+    out.put(key + ".host", joined(as, &Activity::host)), out.put(key + ".kind", joined(as, &Activity::kind));
+    out.put(key + ".peer", joined(as, &Activity::peer));
+    std::vector<int64_t> ints;
+    std::vector<double> reals;
+    for (const auto& st : state.stats) {
+      ints.insert(ints.end(), {st.samples, st.epochs, st.bytes_up, st.bytes_down, st.took_part, st.train_loss.has_value()});
+      reals.insert(reals.end(), {st.compute_s, st.comm_s, st.train_loss.value_or(0)});
+    }
+    out.put(key + ".stats.ints", ints), out.put(key + ".stats.reals", reals);
+    out.put(key + ".totals", std::vector<int64_t>{state.bytes_up, state.bytes_down, state.bytes_peer, state.messages});
+  }
+  out.put("ledger.open_rounds", open);
+}
+
+void RoundLedger::restore(const StateReader& in) {
+  load_summary(in, "ledger.summary", summary_);
+  rounds_.clear();
+  for (int64_t r : in.integers("ledger.open_rounds")) {
+    const std::string key = "ledger.round." + std::to_string(r);
+    RoundState& state = round(int(r));
+    const auto start = in.reals(key + ".start"), end = in.reals(key + ".end"), flops = in.reals(key + ".flops");
+    const auto bytes = in.integers(key + ".bytes"), round_of = in.integers(key + ".round");
+    const auto host = lines(in.text(key + ".host")), kind = lines(in.text(key + ".kind")),
+               peer = lines(in.text(key + ".peer"));
+    for (size_t i = 0; i < start.size(); ++i)
+      state.activities.push_back({start[i], end[i], host.at(i), kind.at(i), peer.at(i), bytes.at(i), flops.at(i),
+                                  int(round_of.at(i))});
+    const auto ints = in.integers(key + ".stats.ints");
+    const auto reals = in.reals(key + ".stats.reals");
+    for (size_t h = 0; h < state.stats.size(); ++h) {
+      auto& st = state.stats[h];
+      st.samples = ints.at(6 * h), st.epochs = int(ints.at(6 * h + 1)), st.bytes_up = ints.at(6 * h + 2);
+      st.bytes_down = ints.at(6 * h + 3), st.took_part = ints.at(6 * h + 4) != 0;
+      st.compute_s = reals.at(3 * h), st.comm_s = reals.at(3 * h + 1);
+      if (ints.at(6 * h + 5)) st.train_loss = reals.at(3 * h + 2);
+    }
+    const auto totals = in.integers(key + ".totals");
+    state.bytes_up = totals.at(0), state.bytes_down = totals.at(1), state.bytes_peer = totals.at(2);
+    state.messages = totals.at(3);
   }
 }
 

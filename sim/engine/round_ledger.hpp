@@ -15,6 +15,9 @@
 
 namespace fedgrid {
 
+class StateWriter;
+class StateReader;
+
 // One hospital's figures in one round (a row of hospitals.csv before scoring).
 struct HospitalStats {
   int64_t samples = 0;
@@ -64,6 +67,14 @@ class RoundLedger {
   // unless a stop condition cut the run.
   RunSummary finish(double now, double energy_j, std::vector<std::pair<std::string, std::string>> versions,
                     std::optional<Arithmetic> arithmetic);
+
+  // Checkpoints: the run's totals and what rounds not yet reported have done (UniFed scores
+  // its mixed model after reporting the round: that work goes out with the next round).
+  // Only between rounds, with no stop under way.
+  bool can_checkpoint() const { return !stopping_ && summary_.stop_reason.empty(); }
+  bool untouched() const { return rounds_.empty() && summary_.rounds == 0; }
+  void save(StateWriter& out) const;
+  void restore(const StateReader& in);
 
  private:
   void emit(std::vector<Activity>& activities);

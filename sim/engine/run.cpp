@@ -18,6 +18,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/engine/progress.hpp"
 #include "sim/engine/recorder.hpp"
+#include "sim/engine/state_file.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/engine/world.hpp"
@@ -267,9 +268,12 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
   std::vector<Observer*> observers = options.observers;
+  std::unique_ptr<StateReader> resume;
+  if (!options.resume_from.empty()) resume = std::make_unique<StateReader>(options.resume_from);
   std::unique_ptr<Recorder> recorder;
   if (options.write_outputs) {
-    recorder = std::make_unique<Recorder>(s.output.dir, s.output.trace);
+    recorder = std::make_unique<Recorder>(s.output.dir, s.output.trace,
+                                          resume ? resume->integers("outputs.sizes") : std::vector<int64_t>{});
     observers.push_back(recorder.get());
   }
   std::unique_ptr<ProgressLine> progress;
@@ -284,6 +288,10 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   RunSummary summary;
   std::exception_ptr failure;
   Federation fed(world, observers);
+  if (s.output.checkpoint_every > 0 || resume) {
+    if (!recorder) throw std::logic_error("checkpoints need the output files");
+    fed.set_checkpoints(s.output.dir + "/checkpoint.bin", [&] { return recorder->sizes(); }, resume.get());
+  }
   sg4::Actor::create("server", world.platform.server, [&] {
     try {
       protocol(fed);

@@ -22,6 +22,7 @@ struct RunOptions {
   bool progress = false;
   std::vector<Observer*> observers;        // extra observers (tests)
   std::vector<std::string> simgrid_args;   // extra --cfg=... / --log=... for SimGrid
+  std::string resume_from;                 // a checkpoint.bin to continue from (fedgrid resume)
 };
 
 // Runs `protocol` (an algorithm's run(), or a test's own steps) as the server actor's code.

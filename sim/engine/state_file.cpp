@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "sim/core/input_error.hpp"
+#include "sim/engine/crash_points.hpp"
 
 namespace fedgrid {
 namespace {
@@ -64,6 +65,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }
   fsync_path(tmp, O_RDONLY);
+  crash_point("checkpoint-renaming");
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
   // The rename itself is durable once the folder is flushed.

@@ -239,7 +239,9 @@ KeySet<Scenario> build() {
       .bind<bool>("output.global_test", [](S& s) -> auto& { return s.output.global_test; }, "true",
                   "Local models: also score each on every hospital's test split, weighted equally (FedSKD's 'global test'; N x N evaluations)")
       .bind<int>("output.eval_every", [](S& s) -> auto& { return s.output.eval_every; }, "1",
-                 "Evaluate every k rounds (and the last)", {.min = 1});
+                 "Evaluate every k rounds (and the last)", {.min = 1})
+      .bind<int>("output.checkpoint_every", [](S& s) -> auto& { return s.output.checkpoint_every; }, "0",
+                 "Write checkpoint.bin every k rounds, for `fedgrid resume DIR` (0: never)", {.min = 0});
   return k;
 }
 

@@ -117,6 +117,7 @@ struct Scenario {
     bool trace = true;
     int eval_every = 1;
     bool global_test = true;  // local models: each also scored on every hospital's test split
+    int checkpoint_every = 0;  // rounds between checkpoints (0: none)
   } output;
 };
 
