@@ -100,7 +100,7 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     r.epoch_transfers += st.epochs;
     r.hospitals.push_back({h.id, h.name, h.tier, st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
-                           scores.global_accuracy_of[i], scores.global_auc_of[i]});
+                           scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness});
     if (hospital_accuracy[i]) by_tier[h.tier].first += *hospital_accuracy[i], by_tier[h.tier].second++;
   }
   for (const auto& t : tiers_) {
