@@ -112,8 +112,10 @@ struct FedOptSettings {
 const KeySet<FedOptSettings>& fedopt_keys() {
   static const auto keys =
       KeySet<FedOptSettings>()
-          .add("server_lr", &FedOptSettings::server_lr, "0.01",
-               "fedadam, fedyogi, fedadagrad: server learning rate eta of x + eta m / (sqrt(v) + tau)",
+          // No declared default: fedbuff shares the key with a default of its own (1).
+          .add("server_lr", &FedOptSettings::server_lr, std::nullopt,
+               "server learning rate: fedadam, fedyogi, fedadagrad eta of x + eta m / (sqrt(v) + tau) (default "
+               "0.01); fedbuff eta_g of x + eta_g mean(buffered deltas) (default 1)",
                {.min = 0, .min_exclusive = true})
           .add("beta1", &FedOptSettings::beta1, "0.9",
                "fedadam, fedyogi, fedadagrad: decay of the server momentum m, in [0, 1) (0 = no momentum)",

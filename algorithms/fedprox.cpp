@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/fedavg.hpp"
+#include "algorithms/proximal.hpp"
 #include "sim/jobs/epoch_loop.hpp"
 #include "sim/jobs/plain_training.hpp"
 
@@ -62,6 +63,10 @@ class FedProx : public FedAvg {
 };
 
 }  // namespace
+
+std::unique_ptr<LocalWork> proximal_training(int epochs, double mu) {
+  return std::make_unique<ProximalTraining>(epochs, mu);
+}
 
 std::vector<AlgorithmInfo> fedprox_algorithms() {
   auto keys = fedavg_keys().declarations();

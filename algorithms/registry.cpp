@@ -11,6 +11,8 @@ namespace fedgrid::algorithms {
   FILE(fedavg)                        \
   FILE(fedprox)                       \
   FILE(fedopt)                        \
+  FILE(fedasync)                      \
+  FILE(fedbuff)                       \
   FILE(unifed)                        \
   FILE(fedseq)                        \
   FILE(local)                         \

@@ -85,7 +85,9 @@ const KeySet<UniFedSettings>& unifed_keys() {
   using S = UniFedSettings;
   static const auto keys =
       KeySet<S>()
-          .add("alpha", &S::alpha, "0.7", "unifed: mixing weight of the last hospital's model against the server's",
+          .add("alpha", &S::alpha, "0.7",
+               "unifed: mixing weight of the last hospital's model against the server's; fedasync: alpha of "
+               "alpha_t = alpha s(t - tau) (> 0)",
                {.min = 0, .max = 1})
           .add("first_round_epochs", &S::first_round_epochs, "1",
                "unifed: epochs of the parallel first round that ranks the hospitals", {.min = 1})

@@ -16,6 +16,8 @@ enum : uint64_t {
   kServerShare = 15,  // the share of the pool held at the server, and its split
   kReparam = 16,      // (hospital + 1, round): DynamicFL's new branches
   kDistill = 17,      // (round): FedDF's distillation batch order
+  kDispatch = 18,     // (draw): the hospital an asynchronous scheduler starts next
+  kAsyncTrain = 19,   // (hospital + 1, job): shuffling of an asynchronous job (a hospital may train twice in a round)
 };
 
 }  // namespace fedgrid::seed_streams

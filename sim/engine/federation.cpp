@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "data/rng.hpp"
 #include "sim/core/input_error.hpp"
@@ -220,7 +221,7 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
                        sc.training.batch_size,
                        sc.training.local_steps,
                        {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
-                       mix_seed(sc.seed, kTrain, uint64_t(id + 1), uint64_t(round_now())),
+                       job_seed(id),
                        world_.device};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
@@ -249,6 +250,14 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
     if (real) st.train_loss = update.train_loss;
   }
   return update;
+}
+
+uint64_t Federation::job_seed(int id) const {
+  if (!actor_job_.empty() && sg4::Actor::self()) {
+    auto it = actor_job_.find(long(sg4::this_actor::get_pid()));
+    if (it != actor_job_.end()) return mix_seed(world_.scenario.seed, kAsyncTrain, uint64_t(id + 1), it->second);
+  }
+  return mix_seed(world_.scenario.seed, kTrain, uint64_t(id + 1), uint64_t(round_now()));
 }
 
 double Federation::compute_amount(const Node& where, const Charge& charge) const {
@@ -387,6 +396,92 @@ void Federation::run_as_completed(const std::vector<Hospital*>& hs, const std::f
   for (auto& a : actors) a->join();
 }
 
+// ---------------------------------------------------------------- asynchronous jobs
+
+struct ArrivalQueue::Sync {
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr arrived = sg4::ConditionVariable::create();
+  std::vector<sg4::ActorPtr> actors;
+};
+
+ArrivalQueue::ArrivalQueue(Federation& fed) : fed_(fed), sync_(std::make_unique<Sync>()) {}
+
+ArrivalQueue::~ArrivalQueue() { stop(); }
+
+bool ArrivalQueue::busy(const Hospital& h) const {
+  for (const auto& [job, at] : running_)
+    if (at == &h) return true;
+  return false;
+}
+
+std::vector<Hospital*> ArrivalQueue::idle() {
+  std::vector<Hospital*> out;
+  for (Hospital* h : fed_.hospitals())
+    if (!busy(*h)) out.push_back(h);
+  return out;
+}
+
+void ArrivalQueue::launch(Hospital& h, std::function<void(uint64_t)> body) {
+  if (stopped_) throw std::logic_error("ArrivalQueue: a job started after stop()");
+  const uint64_t job = started_++;
+  running_[job] = &h;
+  sync_->actors.push_back(sg4::Actor::create(h.name() + "/job" + std::to_string(job), h.host(),
+                                             [this, &h, job, body = std::move(body)] {
+    const long pid = long(sg4::this_actor::get_pid());
+    fed_.actor_job_[pid] = job;
+    std::exception_ptr error;
+    try {
+      body(job);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    fed_.actor_job_.erase(pid);
+    // SimGrid runs one actor at a time, so this needs no lock; and no simcall comes between the
+    // job's last activity and this line, so every job whose last activity ends at one instant
+    // records its arrival in the scheduling step that instant wakes it in (take() relies on it).
+    arrived_.push_back({fed_.now(), h.id(), job, error});
+    sync_->arrived->notify_all();
+  }));
+}
+
+std::optional<ArrivalQueue::Taken> ArrivalQueue::take() {
+  if (running_.empty()) return std::nullopt;
+  {
+    std::unique_lock lock(*sync_->mutex);
+    sync_->arrived->wait(lock, [&] { return !arrived_.empty(); });
+  }
+  // Other jobs may end at this same instant and not have run yet: a yield returns once every
+  // actor ready at this instant has run, so after yields that bring nothing new, every arrival
+  // of this instant is in, and the choice below follows time and hospital id alone.
+  size_t seen = 0;
+  do {
+    seen = arrived_.size();
+    sg4::this_actor::yield();
+  } while (arrived_.size() != seen);
+  auto first = std::min_element(arrived_.begin(), arrived_.end(), [](const Arrived& a, const Arrived& b) {
+    return std::tie(a.at, a.hospital, a.job) < std::tie(b.at, b.hospital, b.job);
+  });
+  const Arrived a = *first;
+  arrived_.erase(first);
+  Hospital* h = running_.at(a.job);
+  running_.erase(a.job);
+  ++taken_;
+  if (a.error) {
+    stop();
+    std::rethrow_exception(a.error);
+  }
+  return Taken{h, a.job};
+}
+
+void ArrivalQueue::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  // Work under way belongs to no round that will be reported: the ledger drops it.
+  if (!running_.empty()) fed_.ledger_->stop();
+  for (auto& actor : sync_->actors) actor->join();
+  sync_->actors.clear();
+}
+
 // ---------------------------------------------------------------- rounds
 
 bool Federation::done(int round) {
@@ -465,6 +560,11 @@ void Federation::end_round(int round, const Model& global, const std::map<std::s
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
   check_checkpointable(round);
   ledger_->report(round, evaluator_->local(round, now(), local_models), now(), energy_j(), world_.spec.num_classes);
+}
+
+void Federation::note_staleness(const Hospital& h, int versions) {
+  auto& staleness = ledger_->round(round_now()).stats[size_t(h.id())].staleness;
+  staleness = staleness ? std::max(*staleness, versions) : versions;
 }
 
 double Federation::energy_j() { return energy_->total_j(now()); }

@@ -194,6 +194,10 @@ class Federation {
   // tier missing from it keeps `global`); hospitals are scored with their tier's model.
   void end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models);
   void end_round(int round, const std::vector<Model>& local_models);
+  // Asynchronous schedules: hospital `h`'s update, applied in the current round, trained on a
+  // model `versions` server versions older than the one it was applied to (hospitals.csv's
+  // staleness; with several updates of `h` in one round, the largest).
+  void note_staleness(const Hospital& h, int versions);
 
   double now() const;
   int current_round() const { return round_now(); }
@@ -208,6 +212,7 @@ class Federation {
 
  private:
   friend class Hospital;
+  friend class ArrivalQueue;
   // What SimGrid executes for a job's charge on `where`: its FLOPs, or with timing.compute:
   // profile its profiled seconds as work on the host (seconds x host speed).
   double compute_amount(const Node& where, const Charge& charge) const;
@@ -231,6 +236,8 @@ class Federation {
   void write_checkpoint(int round);
   void check_checkpointable(int round) const;  // an input error for schedules that never can
   int round_now() const;  // the calling actor's round (enter_round), else the run's
+  // A training job's seed: (hospital, round), or (hospital, job number) in an asynchronous job.
+  uint64_t job_seed(int id) const;
   double energy_j();
 
   World& world_;
@@ -243,6 +250,7 @@ class Federation {
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<EnergyMeter> energy_;  // joules per host (resumable, unlike the plugin's sums)
   std::map<long, int> actor_round_;      // actors that run their own rounds (enter_round), by pid
+  std::map<long, uint64_t> actor_job_;   // actors of asynchronous jobs (Arrivals): their job number, by pid
   int round_ = 0;
   // Checkpoints: the algorithm's state (first_round), where to write, what the outputs hold.
   std::optional<std::vector<Kept>> kept_;
@@ -250,6 +258,80 @@ class Federation {
   std::function<std::vector<int64_t>()> output_sizes_;
   const StateReader* resume_from_ = nullptr;
   int resumed_round_ = 0;  // the checkpoint's round in a resumed run (not written again)
+};
+
+// Asynchronous schedules (FedAsync, FedBuff): the server starts a job on a hospital whenever it
+// decides to, each job in its own actor on the hospital's host, and takes the results one at a
+// time as they arrive: by the simulated instant the job ended, then by hospital id for jobs
+// that end at the same instant (never by the order SimGrid happens to run them in). A job's
+// training shuffles with a seed of its own (scenario seed, hospital, job number).
+// The non-template core of Arrivals<R>.
+class ArrivalQueue {
+ public:
+  explicit ArrivalQueue(Federation& fed);
+  ArrivalQueue(const ArrivalQueue&) = delete;
+  ArrivalQueue& operator=(const ArrivalQueue&) = delete;
+  ~ArrivalQueue();  // stop()
+  bool busy(const Hospital& h) const;  // a job started on it and not yet taken
+  std::vector<Hospital*> idle();       // hospitals with no job, by id
+  size_t under_way() const { return started_ - taken_; }
+  // The schedule ends: jobs still under way are dropped. They run to their end (a training job
+  // cannot be cut short), their results are discarded, and the run's figures stay those of the
+  // last round reported.
+  void stop();
+
+ protected:
+  // Starts body(job number) in an actor on `h`'s host.
+  void launch(Hospital& h, std::function<void(uint64_t)> body);
+  struct Taken {
+    Hospital* hospital;
+    uint64_t job;
+  };
+  // Waits for the next arrival and takes it (rethrowing a job's exception); empty when no job
+  // is under way.
+  std::optional<Taken> take();
+
+ private:
+  struct Arrived {
+    double at;
+    int hospital;
+    uint64_t job;
+    std::exception_ptr error;
+  };
+  struct Sync;  // SimGrid's mutex, condition variable and the jobs' actors (federation.cpp)
+  Federation& fed_;
+  std::unique_ptr<Sync> sync_;
+  std::vector<Arrived> arrived_;
+  std::map<uint64_t, Hospital*> running_;  // started and not yet taken, by job number
+  uint64_t started_ = 0, taken_ = 0;
+  bool stopped_ = false;
+};
+
+template <class R>
+class Arrivals : public ArrivalQueue {
+ public:
+  using ArrivalQueue::ArrivalQueue;
+  ~Arrivals() { stop(); }  // before results_ goes: dropped jobs still write theirs
+  struct Arrival {
+    Hospital* hospital;
+    R result;
+  };
+  // Starts `job` on `h` now; its result arrives when it returns.
+  void start(Hospital& h, std::function<R()> job) {
+    launch(h, [this, job = std::move(job)](uint64_t n) { results_.emplace(n, job()); });
+  }
+  // The next result to arrive, once it has; empty when no job is under way.
+  std::optional<Arrival> next() {
+    auto taken = take();
+    if (!taken) return std::nullopt;
+    auto it = results_.find(taken->job);
+    Arrival a{taken->hospital, std::move(it->second)};
+    results_.erase(it);
+    return a;
+  }
+
+ private:
+  std::map<uint64_t, R> results_;
 };
 
 }  // namespace fedgrid

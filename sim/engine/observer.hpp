@@ -29,6 +29,9 @@ struct HospitalRound {
   int64_t bytes_up = 0, bytes_down = 0;  // sent and received (to and from anyone)
   std::optional<double> auc;             // its model on its own test split (with accuracy: the local test)
   std::optional<double> global_test_accuracy, global_test_auc;  // its model on every hospital's test split
+  // Asynchronous algorithms: server versions made between the one its update trained on and the
+  // one the update was applied to (the largest, for several updates in the round); else empty.
+  std::optional<int> staleness;
 };
 
 struct RoundReport {

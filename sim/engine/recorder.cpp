@@ -75,7 +75,7 @@ void Recorder::on_start(const RunInfo& info) {
   rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer\n"
           << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
-                "global_test_acc,global_test_auc\n"
+                "global_test_acc,global_test_auc,staleness\n"
              << std::flush;
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
   if (!trace_) return;
@@ -127,7 +127,8 @@ void Recorder::on_round(const RoundReport& r) {
     hospitals_ << r.round << ',' << h.name << ',' << h.tier << ',' << h.samples << ',' << h.epochs << ','
                << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
                << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
-               << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << '\n';
+               << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << ','
+               << (h.staleness ? std::to_string(*h.staleness) : "") << '\n';
   hospitals_ << std::flush;
 }
 

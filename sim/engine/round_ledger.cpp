@@ -1,5 +1,7 @@
 #include "sim/engine/round_ledger.hpp"
 
+#include <stdexcept>
+
 #include "sim/engine/crash_points.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/engine/summary_state.hpp"
@@ -103,7 +105,7 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     r.epoch_transfers += st.epochs;
     r.hospitals.push_back({h.id, h.name, h.tier, st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
-                           scores.global_accuracy_of[i], scores.global_auc_of[i]});
+                           scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness});
     if (hospital_accuracy[i]) by_tier[h.tier].first += *hospital_accuracy[i], by_tier[h.tier].second++;
   }
   for (const auto& t : tiers_) {
@@ -179,6 +181,7 @@ void RoundLedger::save(StateWriter& out) const {
     std::vector<int64_t> ints;
     std::vector<double> reals;
     for (const auto& st : state.stats) {
+      if (st.staleness) throw std::logic_error("checkpoint with an asynchronous update under way");
       ints.insert(ints.end(), {st.samples, st.epochs, st.bytes_up, st.bytes_down, st.took_part, st.train_loss.has_value()});
       reals.insert(reals.end(), {st.compute_s, st.comm_s, st.train_loss.value_or(0)});
     }

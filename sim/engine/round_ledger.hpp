@@ -26,6 +26,7 @@ struct HospitalStats {
   double compute_s = 0, comm_s = 0;
   int64_t bytes_up = 0, bytes_down = 0;
   bool took_part = false;
+  std::optional<int> staleness;  // an asynchronous update applied this round (the largest)
 };
 
 // What a round has done so far: passed on when the round is reported, dropped when it ended

@@ -1,0 +1,56 @@
+#include "algorithms/asynchronous.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "data/rng.hpp"
+#include "sim/core/seed_streams.hpp"
+
+namespace fedgrid::algorithms {
+
+const KeySet<AsyncSettings>& async_keys() {
+  using S = AsyncSettings;
+  static const auto keys =
+      KeySet<S>()
+          .add("concurrency", &S::concurrency, "0",
+               "fedasync, fedbuff: most hospitals training at once (0: every hospital); the next is drawn "
+               "uniformly among the idle ones",
+               {.min = 0})
+          .add("staleness", &S::staleness, "polynomial",
+               "fedasync, fedbuff: staleness function s(d): constant (1) | polynomial ((d+1)^-a) | hinge (1 if d <= "
+               "b, else 1/(a(d-b)+1))",
+               {.allowed = {"constant", "polynomial", "hinge"}})
+          .add("staleness_a", &S::staleness_a, "0.5", "fedasync, fedbuff: a of the polynomial and hinge functions",
+               {.min = 0})
+          .add("staleness_b", &S::staleness_b, "4", "fedasync, fedbuff: b of the hinge function", {.min = 0});
+  return keys;
+}
+
+double staleness_weight(const std::string& function, double d, double a, double b) {
+  if (function == "constant") return 1;
+  if (function == "polynomial") return std::pow(d + 1, -a);
+  if (function == "hinge") return d <= b ? 1 : 1 / (a * (d - b) + 1);
+  throw std::logic_error("staleness_weight: unknown function '" + function + "'");
+}
+
+AsyncScheduler::AsyncScheduler(Federation& fed, int concurrency) : fed_(fed) {
+  const size_t n = fed.hospitals().size();
+  concurrency_ = concurrency <= 0 ? n : std::min(size_t(concurrency), n);
+}
+
+std::vector<Hospital*> AsyncScheduler::first() {
+  auto all = fed_.hospitals();
+  if (concurrency_ == all.size()) return all;
+  Rng(mix_seed(fed_.scenario().seed, seed_streams::kDispatch, draws_++)).shuffle(all);
+  all.resize(concurrency_);
+  std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+  return all;
+}
+
+Hospital& AsyncScheduler::next(const std::vector<Hospital*>& idle) {
+  if (idle.empty()) throw std::logic_error("AsyncScheduler::next: no idle hospital");
+  return *idle[Rng(mix_seed(fed_.scenario().seed, seed_streams::kDispatch, draws_++)).below(idle.size())];
+}
+
+}  // namespace fedgrid::algorithms

@@ -1,0 +1,42 @@
+#pragma once
+// What the asynchronous algorithms share (fedasync.cpp, fedbuff.cpp): the staleness functions
+// of Xie et al. 2019 (FedAsync, Sec. 5.2), the scheduler that keeps hospitals training, and
+// their common keys.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/federation.hpp"
+#include "sim/scenario/key_set.hpp"
+
+namespace fedgrid::algorithms {
+
+struct AsyncSettings {
+  int concurrency = 0;  // hospitals training at once (0: every hospital)
+  std::string staleness = "polynomial";
+  double staleness_a = 0.5, staleness_b = 4;
+};
+const KeySet<AsyncSettings>& async_keys();
+
+// FedAsync's s(d) of staleness d: constant 1; polynomial (d + 1)^-a; hinge 1 if d <= b, else
+// 1 / (a (d - b) + 1). `function` is constant | polynomial | hinge.
+double staleness_weight(const std::string& function, double d, double a, double b);
+
+// The scheduler both papers leave to the system (FedAsync's "scheduler triggers workers",
+// FedBuff's uniform client sampling): `concurrency` hospitals train at once. The first ones
+// are drawn uniformly from the seed; whenever the server has taken an update, the next
+// hospital is drawn uniformly among the idle ones (the one just taken included). With every
+// hospital training at once, each starts again as soon as its update has been taken.
+class AsyncScheduler {
+ public:
+  AsyncScheduler(Federation& fed, int concurrency);
+  std::vector<Hospital*> first();
+  Hospital& next(const std::vector<Hospital*>& idle);
+
+ private:
+  Federation& fed_;
+  size_t concurrency_;
+  uint64_t draws_ = 0;  // the draw's number in the seed's dispatch stream
+};
+
+}  // namespace fedgrid::algorithms
