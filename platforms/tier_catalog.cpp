@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "platforms/platform_error.hpp"
@@ -34,7 +35,9 @@ TierCatalog load_tier_catalog(const std::string& file) {
   for (auto it = tiers.begin(); it != tiers.end(); ++it) {
     Tier t;
     t.name = it->first.as<std::string>();
-    const YAML::Node& n = it->second;
+    // A copy: it->second lives in the iterator's temporary proxy, gone after this statement
+    // (a reference to it read freed stack under AddressSanitizer, fuzz/fuzz_xml_platform.cpp).
+    const YAML::Node n = it->second;
     const int line = it->first.Mark().line + 1;
     auto number = [&](const char* key, bool positive) {
       const std::string where = "tiers." + t.name + "." + key;
@@ -51,7 +54,10 @@ TierCatalog load_tier_catalog(const std::string& file) {
     };
     t.description = n["description"] ? n["description"].as<std::string>() : "";
     t.speed_flops = number("speed_flops", true);
-    t.cores = int(number("cores", true));
+    const double cores = number("cores", true);
+    if (cores != std::floor(cores) || cores > 1e6)
+      throw PlatformError(file, n["cores"].Mark().line + 1, "tiers." + t.name + ".cores", "expected a whole number of cores (at most 1000000)");
+    t.cores = int(cores);
     t.memory_gb = number("memory_gb", true);
     t.uplink_bps = number("uplink_bps", true);
     t.downlink_bps = number("downlink_bps", true);
