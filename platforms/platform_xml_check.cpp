@@ -246,8 +246,10 @@ void check_platform_xml_text(const std::string& text, const std::string& path) {
 }
 
 void check_platform_xml(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw PlatformError(path, 0, "platform.xml", "platform file not found");
   std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) throw PlatformError(path, 0, "platform.xml", "cannot read the platform file");
+  if (!in || std::filesystem::is_directory(path, ec)) throw PlatformError(path, 0, "platform.xml", "cannot read the platform file");
   std::stringstream ss;
   ss << in.rdbuf();
   check_platform_xml_text(ss.str(), path);

@@ -159,7 +159,7 @@ class Reader {
     }
     while (true) {
       skip_misc();
-      if (pos_ >= s_.size()) fail("<" + e->name + "> is never closed");
+      if (pos_ >= s_.size()) throw XmlSyntaxError{e->line, "<" + e->name + "> is never closed"};
       if (at("</")) {
         advance(2);
         const std::string closing = name();
