@@ -23,7 +23,7 @@ struct ZipCloser {
 using ZipHandle = std::unique_ptr<zip_t, ZipCloser>;
 
 ZipHandle open_zip(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw DataError(path, "file not found");
+  if (std::error_code ec; !std::filesystem::exists(path, ec)) throw DataError(path, "file not found");
   int code = 0;
   zip_t* z = zip_open(path.c_str(), ZIP_RDONLY, &code);
   if (!z) {

@@ -22,7 +22,7 @@ std::string TierCatalog::names() const {
 }
 
 TierCatalog load_tier_catalog(const std::string& file) {
-  if (!std::filesystem::exists(file)) throw PlatformError(file, 0, "platform.tiers", "tier catalog not found");
+  if (std::error_code ec; !std::filesystem::exists(file, ec)) throw PlatformError(file, 0, "platform.tiers", "tier catalog not found");
   YAML::Node root;
   try {
     root = YAML::LoadFile(file);

@@ -153,6 +153,35 @@ TEST(Scenario, MissingScenarioFile) {
   }
 }
 
+// A list index with more digits than any list has items: out of range, not std::out_of_range
+// from stoul (which the command line reported as an internal error, exit 1).
+TEST(Scenario, AHugeListIndexInAnOverrideIsOutOfRange) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\n", {"platform.hospitals.99999999999999999999.count=2"});
+  EXPECT_EQ(p.file, "--set");
+  EXPECT_EQ(p.key, "platform.hospitals.99999999999999999999.count");
+  EXPECT_NE(p.message.find("list index 99999999999999999999 out of range"), std::string::npos) << p.message;
+}
+
+// A path the system refuses to look up (longer than a file name may be) is a missing file, exit
+// 2 naming the key; std::filesystem::exists threw and fedgrid exited 1 with an internal error.
+TEST(Scenario, APathTooLongToLookUpIsAMissingFile) {
+  const std::string dir = test::temp_dir("long_path");
+  const std::string path = std::string(5000, 'a');
+  const std::pair<std::string, std::string> cases[] = {
+      {"platform: {roster: " + path + "}", "key 'platform.roster': roster file not found"},
+      {"platform: {tiers: " + path + ", hospitals: [{tier: weak}]}", "key 'platform.tiers': tier catalog not found"},
+      {"platform: {xml: " + path + "}", "key 'platform.xml': platform file not found"},
+      {"platform: {hospitals: [{tier: weak}]}\ntraining: {mode: timing-only, surrogate: " + path + "}",
+       "key 'training.surrogate': surrogate curve not found"},
+      {"platform: {hospitals: [{tier: weak}]}\ndata: {dataset: npz:" + path + "}", path}};
+  for (const auto& [yaml, expected] : cases) {
+    test::write_file(dir + "/s.yaml", "name: long\n" + yaml + "\n");
+    auto r = test::run_fedgrid("validate " + dir + "/s.yaml");
+    EXPECT_EQ(r.exit_code, 2) << yaml.substr(0, 40) << "\n" << r.output.substr(0, 300);
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output.substr(0, 300);
+  }
+}
+
 TEST(Scenario, RosterAndXmlPathsResolve) {
   Scenario s = load_scenario_text("platform: {roster: platforms/example_roster.csv}\n", "x.yaml");
   EXPECT_TRUE(std::filesystem::exists(s.platform.roster)) << s.platform.roster;
