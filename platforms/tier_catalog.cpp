@@ -34,6 +34,8 @@ TierCatalog load_tier_catalog(const std::string& file) {
   TierCatalog catalog{file, {}};
   for (auto it = tiers.begin(); it != tiers.end(); ++it) {
     Tier t;
+    if (!it->first.IsScalar() || !it->second.IsMap())
+      throw PlatformError(file, it->first.Mark().line + 1, "tiers", "each tier is a name with a mapping of its figures");
     t.name = it->first.as<std::string>();
     // A copy: it->second lives in the iterator's temporary proxy, gone after this statement
     // (a reference to it read freed stack under AddressSanitizer, fuzz/fuzz_xml_platform.cpp).
@@ -52,7 +54,12 @@ TierCatalog load_tier_catalog(const std::string& file) {
         throw PlatformError(file, n[key].Mark().line + 1, where, positive ? "must be > 0" : "must be >= 0");
       return v;
     };
-    t.description = n["description"] ? n["description"].as<std::string>() : "";
+    auto text = [&](const char* key) {
+      if (!n[key].IsScalar())
+        throw PlatformError(file, n[key].Mark().line + 1, "tiers." + t.name + "." + key, "expected a single value");
+      return n[key].as<std::string>();
+    };
+    t.description = n["description"] ? text("description") : "";
     t.speed_flops = number("speed_flops", true);
     const double cores = number("cores", true);
     if (cores != std::floor(cores) || cores > 1e6)
@@ -64,7 +71,7 @@ TierCatalog load_tier_catalog(const std::string& file) {
     t.latency_s = number("latency_s", false);
     t.power_idle_w = number("power_idle_w", false);
     t.power_max_w = number("power_max_w", false);
-    if (n["profile_device"]) t.profile_device = n["profile_device"].as<std::string>();
+    if (n["profile_device"]) t.profile_device = text("profile_device");
     if (n["speed_factor"]) t.speed_factor = number("speed_factor", true);
     catalog.tiers.push_back(t);
   }

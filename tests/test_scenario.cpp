@@ -153,6 +153,30 @@ TEST(Scenario, MissingScenarioFile) {
   }
 }
 
+// A list or mapping where a key's name belongs (YAML's "? [a, b]: value"): yaml-cpp threw a
+// bad conversion out of the validator, which ended fedgrid (found by fuzz/fuzz_scenario.cpp;
+// tests/inputs/scenario/key_is_a_list.yaml is the crashing input, reduced).
+TEST(Scenario, AKeyThatIsAListOrMappingIsAnInputError) {
+  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/tests/inputs/scenario/key_is_a_list.yaml";
+  auto r = test::run_fedgrid("validate " + file);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(file + ":5: key 'training': a key must be a name, not a list or mapping"), std::string::npos)
+      << r.output;
+  auto top = first_problem("? {a: 1}\n: 2\nplatform: {hospitals: [{tier: weak}]}\n");
+  EXPECT_EQ(top.line, 1);
+  EXPECT_NE(top.message.find("(in (top level))"), std::string::npos) << top.message;
+  const std::string dir = test::temp_dir("list_keys");
+  test::write_file(dir + "/sweep.yaml", "base: base.yaml\n? [axes]\n: 1\n");
+  auto sweep = test::run_fedgrid("sweep " + dir + "/sweep.yaml");
+  EXPECT_EQ(sweep.exit_code, 2) << sweep.output;
+  EXPECT_NE(sweep.output.find("sweep.yaml:2:"), std::string::npos) << sweep.output;
+  test::write_file(dir + "/tiers.yaml", "tiers:\n  ? [weak]\n  : {speed_flops: 1}\n");
+  test::write_file(dir + "/s.yaml", test::tiny_scenario("tiers"));
+  auto tiers = test::run_fedgrid("validate " + dir + "/s.yaml --set platform.tiers=" + dir + "/tiers.yaml");
+  EXPECT_EQ(tiers.exit_code, 2) << tiers.output;
+  EXPECT_NE(tiers.output.find("tiers.yaml:2: key 'tiers'"), std::string::npos) << tiers.output;
+}
+
 // A list index with more digits than any list has items: out of range, not std::out_of_range
 // from stoul (which the command line reported as an internal error, exit 1).
 TEST(Scenario, AHugeListIndexInAnOverrideIsOutOfRange) {

@@ -57,7 +57,7 @@ class SweepReader {
     if (!root.IsMap()) throw InputError(file_, 1, "", "a sweep file is a mapping (name, base, set, axes, seeds)");
     static const std::set<std::string> known{"name", "base", "out", "set", "axes", "seeds"};
     for (const auto& kv : root) {
-      const auto key = kv.first.as<std::string>();
+      const auto key = scalar(kv.first, "(top level)");
       if (!known.count(key)) fail(kv.first, key, "unknown key (a sweep has name, base, out, set, axes, seeds)");
     }
 
@@ -141,7 +141,7 @@ class SweepReader {
   SweepAxis axis(const YAML::Node& n, const std::string& where, std::set<std::string>& used) const {
     if (!n.IsMap()) fail(n, where, "expected {key, values[, name]}");
     for (const auto& kv : n) {
-      const auto k = kv.first.as<std::string>();
+      const auto k = scalar(kv.first, where);
       if (k != "key" && k != "values" && k != "name") fail(kv.first, where + "." + k, "unknown key (an axis has key, values, name)");
     }
     if (!n["key"]) fail(n, where + ".key", "missing: the scenario key this axis varies");
