@@ -4,6 +4,7 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -22,7 +23,7 @@ struct ZipCloser {
 using ZipHandle = std::unique_ptr<zip_t, ZipCloser>;
 
 ZipHandle open_zip(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw DataError(path, "file not found");
+  if (std::error_code ec; !std::filesystem::exists(path, ec)) throw DataError(path, "file not found");
   int code = 0;
   zip_t* z = zip_open(path.c_str(), ZIP_RDONLY, &code);
   if (!z) {
@@ -41,11 +42,19 @@ std::vector<uint8_t> read_entry(zip_t* z, const std::string& path, const std::st
     throw DataError(path, "has no array '" + entry + "' (MedMNIST files hold {train,val,test}_{images,labels})");
   std::unique_ptr<zip_file_t, decltype(&zip_fclose)> f(zip_fopen(z, entry.c_str(), 0), &zip_fclose);
   if (!f) throw DataError(path, "cannot open '" + entry + "': " + zip_strerror(z));
-  std::vector<uint8_t> bytes(st.size);
-  const zip_int64_t got = zip_fread(f.get(), bytes.data(), st.size);
-  if (got < 0 || uint64_t(got) != st.size)
-    throw DataError(path, "'" + entry + "' is truncated or corrupt (read " + std::to_string(got) + " of " +
-                              std::to_string(st.size) + " bytes)");
+  // In bounded chunks: the size is the archive's word, and a damaged or lying header must fail
+  // on truncation, not on a multi-gigabyte allocation (found by fuzz/fuzz_npz.cpp).
+  std::vector<uint8_t> bytes;
+  constexpr uint64_t kChunk = 16u << 20;
+  while (bytes.size() < st.size) {
+    const uint64_t want = std::min<uint64_t>(kChunk, st.size - bytes.size());
+    const size_t at = bytes.size();
+    bytes.resize(at + want);
+    const zip_int64_t got = zip_fread(f.get(), bytes.data() + at, want);
+    if (got < 0 || uint64_t(got) != want)
+      throw DataError(path, "'" + entry + "' is truncated or corrupt (read " + std::to_string(at + uint64_t(std::max<zip_int64_t>(got, 0))) +
+                                " of " + std::to_string(st.size) + " bytes)");
+  }
   return bytes;
 }
 
@@ -99,6 +108,8 @@ NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& path, c
     d.erase(std::remove(d.begin(), d.end(), ' '), d.end());
     if (!d.empty()) {
       if (d.find_first_not_of("0123456789") != std::string::npos) throw fail("malformed shape '" + dims + "'");
+      // Each dimension fits the readers' 32-bit counts; longer digit strings would overflow stoull.
+      if (d.size() > 10 || std::stoull(d) > 0xFFFFFFFFull) throw fail("dimension " + d + " in shape '" + dims + "' is too large");
       a.shape.push_back(std::stoull(d));
     }
     pos = comma + 1;
@@ -115,9 +126,11 @@ uint64_t element_size(const std::string& descr) {
   return 0;
 }
 
+// The number of elements, or UINT64_MAX when the product overflows (more than any data holds).
 uint64_t element_count(const NpyArray& a) {
   uint64_t n = 1;
-  for (uint64_t d : a.shape) n *= d;
+  for (uint64_t d : a.shape)
+    if (__builtin_mul_overflow(n, d, &n)) return UINT64_MAX;
   return n;
 }
 

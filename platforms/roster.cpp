@@ -10,7 +10,7 @@
 namespace fedgrid::platforms {
 
 std::vector<RosterEntry> read_roster(const std::string& file) {
-  if (!std::filesystem::exists(file)) throw PlatformError(file, 0, "platform.roster", "roster file not found");
+  if (std::error_code ec; !std::filesystem::exists(file, ec)) throw PlatformError(file, 0, "platform.roster", "roster file not found");
   std::vector<RosterEntry> rows;
   std::set<std::string> names;
   try {

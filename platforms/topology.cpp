@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "platforms/platform_error.hpp"
+#include "platforms/platform_xml_check.hpp"
 
 namespace fedgrid::platforms {
 namespace sg4 = simgrid::s4u;
@@ -139,7 +140,8 @@ PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<M
 }
 
 PlatformHosts load_xml_platform(const std::string& xml, const std::string& server_host, const TierCatalog& tiers) {
-  if (!std::filesystem::exists(xml)) throw PlatformError(xml, 0, "platform.xml", "platform file not found");
+  if (std::error_code ec; !std::filesystem::exists(xml, ec)) throw PlatformError(xml, 0, "platform.xml", "platform file not found");
+  check_platform_xml(xml);  // SimGrid aborts on some bad values rather than throwing
   auto* engine = sg4::Engine::get_instance();
   try {
     engine->load_platform(xml);

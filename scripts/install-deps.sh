@@ -9,6 +9,7 @@ packages=(
   libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libfccp-dev
   libeigen3-dev libboost-dev libboost-program-options-dev libboost-filesystem-dev libgtest-dev libgmock-dev libzip-dev zlib1g-dev
   libopenmpi-dev openmpi-bin
+  clang libclang-rt-14-dev
   dataset-fashion-mnist
   python3-matplotlib python3-pandas python3-torch
 )

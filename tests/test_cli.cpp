@@ -104,9 +104,10 @@ TEST(Cli, CommandHelpListsItsOptions) {
   EXPECT_EQ(run.output.find("--jobs"), std::string::npos) << run.output;
   auto sweep = run_fedgrid("sweep --help");
   EXPECT_EQ(sweep.exit_code, 0) << sweep.output;
-  for (const char* option : {"usage: fedgrid sweep", "--jobs", "--out", "--log-level"})
+  for (const char* option : {"usage: fedgrid sweep", "--set", "--jobs", "--out", "--retry-failed", "--log-level"})
     EXPECT_NE(sweep.output.find(option), std::string::npos) << option << " in\n" << sweep.output;
-  EXPECT_EQ(sweep.output.find("--set"), std::string::npos) << sweep.output;
+  auto compare = run_fedgrid("compare --help");
+  EXPECT_EQ(compare.output.find("--set"), std::string::npos) << compare.output;
   // The overall usage: exit 0 when asked for, 2 without a command.
   auto all = run_fedgrid("--help");
   EXPECT_EQ(all.exit_code, 0);
@@ -127,7 +128,8 @@ TEST(Cli, BadOptionsAreNamed) {
   // An option of another command.
   expect_usage_error("list --jobs 2", "unknown option '--jobs' for 'list'");
   expect_usage_error("run --jobs 2", "unknown option '--jobs' for 'run'");
-  expect_usage_error("sweep s.yaml --set a=1", "unknown option '--set' for 'sweep'");
+  expect_usage_error("compare r --set a=1", "unknown option '--set' for 'compare'");
+  expect_usage_error("run --retry-failed", "unknown option '--retry-failed' for 'run' (an option of 'sweep')");
   // --set without a value: at the end, or followed by another option.
   expect_usage_error("run --set", "option '--set' of 'run' needs a value");
   expect_usage_error("validate s.yaml --set --out x", "option '--set' of 'validate' needs a value");

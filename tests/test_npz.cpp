@@ -1,6 +1,7 @@
 // The MedMNIST .npz reader, on small archives written here (numpy's .npy v1.0 inside a zip).
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <zip.h>
 
 #include <map>
@@ -129,6 +130,45 @@ TEST(Npz, CorruptArchivesNameTheFileAndTheProblem) {
   } catch (const data::DataError& e) {
     EXPECT_NE(std::string(e.what()).find("not a readable .npz (zip) archive"), std::string::npos) << e.what();
   }
+}
+
+// Found by fuzz/fuzz_npz.cpp: the archive's header says train_images.npy holds 2 GiB (it holds
+// 896 bytes). The reader allocated what the header said before reading; now it reads in
+// chunks and fails on the truncation, without the allocation.
+TEST(Npz, AnEntryWhoseHeaderLiesAboutItsSizeIsRefusedWithoutAllocatingIt) {
+  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/tests/inputs/npz/entry_size_lies.npz";
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  try {
+    data::load_npz(file, "lies");
+    ADD_FAILURE() << "loaded";
+  } catch (const data::DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("train_images.npy' is truncated or corrupt"), std::string::npos) << e.what();
+  }
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 512L * 1024) << "peak RSS grew by " << (after.ru_maxrss - before.ru_maxrss) << " KiB";
+}
+
+// A .npy whose header spells its shape as given.
+Bytes npy_with_shape(const std::string& shape) {
+  Bytes b = npy("|u1", {4, 2, 3}, iota(24));
+  std::string text(b.begin(), b.end());
+  const size_t at = text.find("(4, 2, 3)");
+  text.replace(at, 9, shape);
+  text.erase(text.find('\n') - (shape.size() - 9), shape.size() - 9);  // the header keeps its length: less padding
+  return Bytes(text.begin(), text.end());
+}
+
+// Shapes past 64 bits: a DataError, not std::out_of_range from stoull (exit 1) nor a product
+// that wraps around and passes the size check.
+TEST(Npz, ShapesTooLargeToCountAreDataErrors) {
+  auto digits = grey_archive();
+  digits["train_images.npy"] = npy_with_shape("(99999999999999999999, 2, 3)");
+  EXPECT_NE(load_error("npz-digits", digits).find("dimension 99999999999999999999 in shape"), std::string::npos);
+  auto wraps = grey_archive();
+  wraps["train_images.npy"] = npy_with_shape("(4294967295, 4294967295, 4294967295)");
+  EXPECT_NE(load_error("npz-wraps", wraps).find("truncated image data"), std::string::npos);
 }
 
 TEST(Npz, ARunOnAnArchiveAndABadPathExitTwo) {

@@ -153,6 +153,59 @@ TEST(Scenario, MissingScenarioFile) {
   }
 }
 
+// A list or mapping where a key's name belongs (YAML's "? [a, b]: value"): yaml-cpp threw a
+// bad conversion out of the validator, which ended fedgrid (found by fuzz/fuzz_scenario.cpp;
+// tests/inputs/scenario/key_is_a_list.yaml is the crashing input, reduced).
+TEST(Scenario, AKeyThatIsAListOrMappingIsAnInputError) {
+  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/tests/inputs/scenario/key_is_a_list.yaml";
+  auto r = test::run_fedgrid("validate " + file);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(file + ":5: key 'training': a key must be a name, not a list or mapping"), std::string::npos)
+      << r.output;
+  auto top = first_problem("? {a: 1}\n: 2\nplatform: {hospitals: [{tier: weak}]}\n");
+  EXPECT_EQ(top.line, 1);
+  EXPECT_NE(top.message.find("(in (top level))"), std::string::npos) << top.message;
+  const std::string dir = test::temp_dir("list_keys");
+  test::write_file(dir + "/sweep.yaml", "base: base.yaml\n? [axes]\n: 1\n");
+  auto sweep = test::run_fedgrid("sweep " + dir + "/sweep.yaml");
+  EXPECT_EQ(sweep.exit_code, 2) << sweep.output;
+  EXPECT_NE(sweep.output.find("sweep.yaml:2:"), std::string::npos) << sweep.output;
+  test::write_file(dir + "/tiers.yaml", "tiers:\n  ? [weak]\n  : {speed_flops: 1}\n");
+  test::write_file(dir + "/s.yaml", test::tiny_scenario("tiers"));
+  auto tiers = test::run_fedgrid("validate " + dir + "/s.yaml --set platform.tiers=" + dir + "/tiers.yaml");
+  EXPECT_EQ(tiers.exit_code, 2) << tiers.output;
+  EXPECT_NE(tiers.output.find("tiers.yaml:2: key 'tiers'"), std::string::npos) << tiers.output;
+}
+
+// A list index with more digits than any list has items: out of range, not std::out_of_range
+// from stoul (which the command line reported as an internal error, exit 1).
+TEST(Scenario, AHugeListIndexInAnOverrideIsOutOfRange) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\n", {"platform.hospitals.99999999999999999999.count=2"});
+  EXPECT_EQ(p.file, "--set");
+  EXPECT_EQ(p.key, "platform.hospitals.99999999999999999999.count");
+  EXPECT_NE(p.message.find("list index 99999999999999999999 out of range"), std::string::npos) << p.message;
+}
+
+// A path the system refuses to look up (longer than a file name may be) is a missing file, exit
+// 2 naming the key; std::filesystem::exists threw and fedgrid exited 1 with an internal error.
+TEST(Scenario, APathTooLongToLookUpIsAMissingFile) {
+  const std::string dir = test::temp_dir("long_path");
+  const std::string path = std::string(5000, 'a');
+  const std::pair<std::string, std::string> cases[] = {
+      {"platform: {roster: " + path + "}", "key 'platform.roster': roster file not found"},
+      {"platform: {tiers: " + path + ", hospitals: [{tier: weak}]}", "key 'platform.tiers': tier catalog not found"},
+      {"platform: {xml: " + path + "}", "key 'platform.xml': platform file not found"},
+      {"platform: {hospitals: [{tier: weak}]}\ntraining: {mode: timing-only, surrogate: " + path + "}",
+       "key 'training.surrogate': surrogate curve not found"},
+      {"platform: {hospitals: [{tier: weak}]}\ndata: {dataset: npz:" + path + "}", path}};
+  for (const auto& [yaml, expected] : cases) {
+    test::write_file(dir + "/s.yaml", "name: long\n" + yaml + "\n");
+    auto r = test::run_fedgrid("validate " + dir + "/s.yaml");
+    EXPECT_EQ(r.exit_code, 2) << yaml.substr(0, 40) << "\n" << r.output.substr(0, 300);
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output.substr(0, 300);
+  }
+}
+
 TEST(Scenario, RosterAndXmlPathsResolve) {
   Scenario s = load_scenario_text("platform: {roster: platforms/example_roster.csv}\n", "x.yaml");
   EXPECT_TRUE(std::filesystem::exists(s.platform.roster)) << s.platform.roster;

@@ -80,9 +80,10 @@ TEST(Sweep, ShippedSweepsAreValidInEveryCell) {
 }
 
 // Bad sweep files: exit 2 before any cell runs, naming the file, line and key.
-void expect_bad_sweep(const std::string& tag, const std::string& sweep, const std::vector<std::string>& expected) {
+void expect_bad_sweep(const std::string& tag, const std::string& sweep, const std::vector<std::string>& expected,
+                      const std::string& options = "") {
   const std::string dir = sweep_folder(tag, sweep);
-  auto r = run_fedgrid("sweep " + dir + "/sweep.yaml --out " + dir + "/out");
+  auto r = run_fedgrid("sweep " + dir + "/sweep.yaml --out " + dir + "/out " + options);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   for (const auto& e : expected) EXPECT_NE(r.output.find(e), std::string::npos) << "missing '" << e << "' in\n" << r.output;
   EXPECT_FALSE(fs::exists(dir + "/out/sweep.csv"));
@@ -180,11 +181,15 @@ TEST(Sweep, ARerunSkipsFinishedCellsAndRedoesTheRest) {
   const std::string fedavg = dir + "/out/algorithm.name=fedavg,seed=7";
   const auto stamp = fs::last_write_time(fedavg + "/summary.json");
 
-  // As if interrupted while fedseq ran: its summary is gone.
+  // As if interrupted while fedseq ran: it recorded nothing. The failed cell is kept.
   fs::remove(dir + "/out/algorithm.name=fedseq,seed=7/summary.json");
+  fs::remove(dir + "/out/algorithm.name=fedseq,seed=7/cell.json");
   auto again = run_fedgrid(cmd);
   EXPECT_EQ(again.exit_code, 1) << again.output;
-  EXPECT_NE(again.output.find("3 cells: 2 run, 1 finished earlier, 1 failed"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("3 cells: 1 run, 1 finished earlier, 1 failed (1 failed earlier and kept"),
+            std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("algorithm.name=fedmagic,seed=7: FAILED earlier, kept: "), std::string::npos)
+      << again.output;
   EXPECT_EQ(fs::last_write_time(fedavg + "/summary.json"), stamp);  // not run again
   EXPECT_EQ(read_file(dir + "/out/sweep.csv"), first);
 
@@ -193,6 +198,80 @@ TEST(Sweep, ARerunSkipsFinishedCellsAndRedoesTheRest) {
   auto changed = run_fedgrid(cmd);
   EXPECT_NE(changed.output.find("3 cells: 3 run, 0 finished earlier"), std::string::npos) << changed.output;
   EXPECT_EQ(row(read_file(dir + "/out/sweep.csv"), 0)["rounds"], "2");
+}
+
+// A cell that failed for a reason fixed since (here its tier catalog was missing) is kept as
+// failed by a plain re-run, and run again with --retry-failed; finished cells stay untouched.
+TEST(Sweep, RetryFailedRunsOnlyTheFailedCellsAgain) {
+  const std::string dir = test::temp_dir("sweep_retry");
+  write_file(dir + "/base.yaml", test::tiny_scenario("base", "output: {trace: false}\n"));
+  const std::string tiers = read_file(std::string(FEDGRID_SOURCE_DIR) + "/platforms/tiers.yaml");
+  write_file(dir + "/a.yaml", tiers);
+  write_file(dir + "/sweep.yaml", "base: base.yaml\nset: {stop.rounds: 1}\naxes:\n  - {key: platform.tiers, name: "
+                                  "tiers, values: [" + dir + "/a.yaml, " + dir + "/b.yaml]}\n");
+  const std::string cmd = "sweep " + dir + "/sweep.yaml --out " + dir + "/out";
+  auto first = run_fedgrid(cmd);
+  EXPECT_EQ(first.exit_code, 1) << first.output;
+  EXPECT_NE(first.output.find("2 cells: 2 run, 0 finished earlier, 1 failed ->"), std::string::npos) << first.output;
+  const std::string a_dir = dir + "/out/" + row(read_file(dir + "/out/sweep.csv"), 0)["dir"];
+  const auto stamp = fs::last_write_time(a_dir + "/summary.json");
+  EXPECT_NE(row(read_file(dir + "/out/sweep.csv"), 1)["error"].find("tier catalog not found"), std::string::npos);
+
+  write_file(dir + "/b.yaml", tiers);
+  auto kept = run_fedgrid(cmd);
+  EXPECT_EQ(kept.exit_code, 1) << kept.output;
+  EXPECT_NE(kept.output.find("2 cells: 0 run, 1 finished earlier, 1 failed (1 failed earlier and kept: "
+                             "--retry-failed runs them again)"),
+            std::string::npos) << kept.output;
+  EXPECT_EQ(row(read_file(dir + "/out/sweep.csv"), 1)["status"], "failed");
+
+  auto retried = run_fedgrid(cmd + " --retry-failed");
+  EXPECT_EQ(retried.exit_code, 0) << retried.output;
+  EXPECT_NE(retried.output.find("2 cells: 1 run, 1 finished earlier, 0 failed ->"), std::string::npos) << retried.output;
+  EXPECT_EQ(fs::last_write_time(a_dir + "/summary.json"), stamp);  // not run again
+  const std::string csv = read_file(dir + "/out/sweep.csv");
+  EXPECT_EQ(row(csv, 1)["status"], "ok");
+  EXPECT_EQ(row(csv, 1)["rounds"], "1");
+}
+
+// --set on the sweep's command line: every cell, after (so over) the file's `set:`.
+TEST(Sweep, SetOnTheCommandLineReachesEveryCell) {
+  const std::string dir = sweep_folder("sweep_set", kTwoAxes);
+  const SweepPlan plan = load_sweep(dir + "/sweep.yaml", dir + "/out", {"stop.rounds=2", "model.arch=cnn"});
+  EXPECT_EQ(plan.common, (std::vector<std::string>{"stop.rounds=1", "stop.rounds=2", "model.arch=cnn"}));
+  for (const auto& cell : plan.cells()) {
+    const Scenario s = load_scenario(plan.base, cell.overrides);
+    EXPECT_EQ(s.stop.rounds, 2) << cell.dir;
+    EXPECT_EQ(s.model.arch, "cnn") << cell.dir;
+  }
+  // The list form of a key is accepted as the sweep file takes it.
+  EXPECT_EQ(load_sweep(dir + "/sweep.yaml", dir + "/out", {"platform.hospitals[1].count=3"}).common.back(),
+            "platform.hospitals.1.count=3");
+
+  // End to end: two cells, each run with the command line's rounds.
+  const std::string small = sweep_folder("sweep_set_run", "base: base.yaml\nset: {stop.rounds: 1}\nseeds: [1, 2]\n");
+  auto r = run_fedgrid("sweep " + small + "/sweep.yaml --out " + small + "/out --set stop.rounds=2 --jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string csv = read_file(small + "/out/sweep.csv");
+  EXPECT_EQ(row(csv, 0)["rounds"], "2");
+  EXPECT_EQ(row(csv, 1)["rounds"], "2");
+  EXPECT_NE(read_file(small + "/out/sweep.json").find("stop.rounds=2"), std::string::npos);
+}
+
+// A --set may not decide what the grid varies: exit 2, naming the key and the axis's line.
+TEST(Sweep, SetOfASweptKeyIsRefused) {
+  expect_bad_sweep("sweep_set_axis", kTwoAxes, {"--set: key 'algorithm.name'", "swept by axes[0]", "sweep.yaml:5)"},
+                   "--set algorithm.name=fedavg");
+  expect_bad_sweep("sweep_set_item", kTwoAxes, {"key 'platform.hospitals.0.uplink_bps'", "swept by axes[1]", "sweep.yaml:6)"},
+                   "--set platform.hospitals[0].uplink_bps=1e9");
+  expect_bad_sweep("sweep_set_parent", kTwoAxes, {"key 'platform.hospitals'", "swept by axes[1]"},
+                   "--set platform.hospitals=null");
+  expect_bad_sweep("sweep_set_seed", kTwoAxes, {"key 'seed'", "swept by `seeds` (", "sweep.yaml:7)"}, "--set seed=9");
+  expect_bad_sweep("sweep_set_out", kTwoAxes, {"key 'output.dir'", "--out names the sweep's folder"},
+                   "--set output.dir=x");
+  expect_bad_sweep("sweep_set_unknown", kTwoAxes, {"--set: key 'training.lrr'", "did you mean 'training.lr'"},
+                   "--set training.lrr=0.1");
+  expect_bad_sweep("sweep_set_form", kTwoAxes, {"expected key.path=value, got 'stop.rounds'"}, "--set stop.rounds");
 }
 
 // algorithm.order is an algorithm's own key: the MPI rank binary, which links no algorithm,

@@ -68,11 +68,14 @@ int list(const Args& a) {
 
 int sweep(const Args& a) {
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
-  if (!launched_by_mpi()) return sweep_command(a.positional.at(0), a.out, a.jobs, self.string(), *single_rank());
+  const SweepRequest request{a.out, a.jobs, a.overrides, a.retry_failed};
+  if (!launched_by_mpi()) return sweep_command(a.positional.at(0), request, self.string(), *single_rank());
   // Under mpirun: become the rank binary (same process, so the launcher keeps track of it).
   const std::string rank_binary = (self.parent_path() / "fedgrid-sweep-rank").string();
   std::vector<std::string> args{rank_binary, self.string(), a.positional.at(0), std::to_string(a.jobs)};
-  if (a.out) args.push_back(*a.out);
+  if (a.out) args.push_back("--out=" + *a.out);
+  if (a.retry_failed) args.push_back("--retry-failed");
+  for (const auto& o : a.overrides) args.push_back("--set=" + o);
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);

@@ -97,14 +97,18 @@ const std::vector<Command>& commands() {
        "one of algorithms|models|datasets|tiers|keys", [](po::options_description&) {}},
       {"compare", "compare RUN_DIR [RUN_DIR ...]", "summaries of finished runs side by side", 1, size_t(-1),
        "one or more RUN_DIR", [](po::options_description&) {}},
-      {"sweep", "sweep SWEEP.yaml [--jobs N] [--out DIR]", "run a grid of scenarios (under mpirun: over ranks)", 1, 1,
-       "one SWEEP.yaml",
+      {"sweep", "sweep SWEEP.yaml [--set key.path=value ...] [--jobs N] [--out DIR] [--retry-failed]",
+       "run a grid of scenarios (under mpirun: over ranks)", 1, 1, "one SWEEP.yaml",
        [](po::options_description& d) {
-         d.add_options()("jobs", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"),
-                         "cells run at once (on each rank under mpirun)");
+         d.add_options()("set", po::value<std::vector<std::string>>()->value_name("key.path=value"),
+                         "override a scenario key in every cell, after the file's `set:` (not a key an axis "
+                         "sweeps; repeatable)")(
+             "jobs", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"),
+             "cells run at once (on each rank under mpirun)")(
+             "retry-failed", po::bool_switch(),
+             "run again the cells an earlier run of this sweep recorded as failed (kept otherwise)");
          declare_out(d, "the sweep's folder (default: the sweep file's `out:`, else results/sweeps/NAME)");
-       },
-       "common overrides go under `set:` in the sweep file"},
+       }},
       {"calibrate", "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME] [--out FILE]",
        "measure this machine: a compute profile for timing.compute: profile", 0, 0, "no arguments",
        [](po::options_description& d) {
@@ -282,6 +286,7 @@ Args parse_command_line(int argc, char** argv) {
   if (vm.count("set")) a.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("jobs")) a.jobs = vm["jobs"].as<PositiveInt>().value;
+  if (vm.count("retry-failed")) a.retry_failed = vm["retry-failed"].as<bool>();
   if (vm.count("threads")) a.threads = vm["threads"].as<PositiveInt>().value;
   if (vm.count("models")) a.models = vm["models"].as<std::string>();
   if (vm.count("batch-sizes")) a.batch_sizes = vm["batch-sizes"].as<std::string>();

@@ -25,6 +25,7 @@ struct Args {
   std::optional<std::string> out;       // --out
   std::string log_level = "info";       // --log-level, already checked
   int jobs = 1;                         // --jobs, at least 1
+  bool retry_failed = false;            // sweep --retry-failed
   // calibrate: the raw lists (sim/cli/calibrate.cpp parses them) and the thread count.
   std::optional<std::string> models, batch_sizes, device_name;
   int threads = 1;

@@ -12,6 +12,7 @@
 
 #include "data/rng.hpp"
 #include "platforms/platform_error.hpp"
+#include "platforms/platform_xml_check.hpp"
 #include "platforms/roster.hpp"
 #include "sim/engine/data_setup.hpp"
 #include "sim/engine/federation.hpp"
@@ -167,6 +168,7 @@ void check_platform_and_data(const Scenario& s) {
     throw s.error_at("platform.server.tier",
                      "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
   if (s.platform.xml.empty()) hospital_machines(s, catalog);
+  else platforms::check_platform_xml(s.platform.xml);
   if (!s.training.timing_only) {
     try {
       resolve_device(s.training.device);
@@ -192,6 +194,12 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   check_scenario(s);
 
   std::vector<std::string> args{"fedgrid", "--log=root.thresh:warning"};
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer cannot follow SimGrid's default (raw) context switches; thread contexts
+  // are clean under it (notes in README "Reliability"). Only the sanitizer build (./dev.sh
+  // sanitize) compiles this; simulated results do not depend on the context factory.
+  args.push_back("--cfg=contexts/factory:thread");
+#endif
   for (const auto& a : options.simgrid_args) args.push_back(a);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

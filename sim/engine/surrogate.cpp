@@ -28,7 +28,7 @@ T parse_cell(const std::string& cell, const std::string& file, int line, const c
 }  // namespace
 
 AccuracyCurve AccuracyCurve::load(const std::string& file) {
-  if (!std::filesystem::exists(file)) throw InputError(file, 0, "training.surrogate", "surrogate curve not found");
+  if (std::error_code ec; !std::filesystem::exists(file, ec)) throw InputError(file, 0, "training.surrogate", "surrogate curve not found");
   AccuracyCurve curve;
   try {
     io::CSVReader<2, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,

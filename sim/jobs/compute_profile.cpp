@@ -124,11 +124,12 @@ ComputeProfile ComputeProfile::load(const std::string& path, const std::string& 
   ComputeProfile p;
   p.path_ = path, p.key_ = key;
   std::vector<std::string> files;
-  if (fs::is_directory(path)) {
+  std::error_code ec;  // a path the system refuses (too long, say) is one that is not there
+  if (fs::is_directory(path, ec)) {
     for (const auto& e : fs::directory_iterator(path))
       if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
-  } else if (fs::exists(path)) {
+  } else if (fs::exists(path, ec)) {
     files.push_back(path);
   } else {
     throw InputError(path, 0, key, "compute profile not found (write one with `fedgrid calibrate --out FILE`)");

@@ -38,7 +38,8 @@ std::set<std::string> apply_overrides(YAML::Node& root, const std::vector<std::s
       const bool index = cur.IsSequence() && !parts[i].empty() &&
                          std::all_of(parts[i].begin(), parts[i].end(), ::isdigit);
       if (index) {
-        size_t k = std::stoul(parts[i]);
+        // More digits than any list holds items: out of range, before stoul would overflow.
+        const size_t k = parts[i].size() > 9 ? cur.size() : std::stoul(parts[i]);
         if (k >= cur.size())
           throw InputError("--set", 0, path, "list index " + parts[i] + " out of range");
         concrete += "[" + parts[i] + "]";

@@ -34,8 +34,13 @@ std::string resolve_path(const std::string& p, const std::string& scenario_file)
   if (!scenario_file.empty() && scenario_file[0] != '<')
     candidates.push_back(fs::path(scenario_file).parent_path() / path);
   candidates.push_back(fs::path(FEDGRID_SOURCE_DIR) / path);
+  // error_code forms: a path the system refuses (too long, say) is one that is not there.
+  std::error_code ec;
   for (const auto& c : candidates)
-    if (fs::exists(c)) return fs::weakly_canonical(c).string();
+    if (fs::exists(c, ec)) {
+      const fs::path canonical = fs::weakly_canonical(c, ec);
+      return ec ? c.string() : canonical.string();
+    }
   return p;  // left as given: the component that opens it reports it missing
 }
 

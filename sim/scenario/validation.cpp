@@ -39,6 +39,13 @@ class Validator {
   void check_map(const YAML::Node& map, const std::string& prefix, const std::string& concrete) {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
+      // YAML allows a list or mapping as a key ("? [a, b]: 1"); yaml-cpp cannot read it as a
+      // name and threw out of the validator (found by fuzz/fuzz_scenario.cpp).
+      if (!it->first.IsScalar()) {
+        const std::string here = concrete.empty() ? "(top level)" : concrete;
+        add(it->first.Mark().line + 1, concrete, "a key must be a name, not a list or mapping (in " + here + ")", concrete);
+        continue;
+      }
       const std::string key = it->first.as<std::string>();
       const std::string path = prefix.empty() ? key : prefix + "." + key;
       const std::string where = concrete.empty() ? key : concrete + "." + key;

@@ -60,14 +60,16 @@ SweepReport coordinate(const SweepPlan& plan, const std::vector<SweepCell>& cell
     if (o.reused) ++report.reused;
     else ++report.ran;
     if (!o.ok) ++report.failed;
-    options.log(fmt::format("[{}/{}] {}: {}{}", outcomes.size() + 1, cells.size(), c.dir,
-                            o.reused ? "finished earlier, kept" : o.ok ? "ok" : "FAILED: " + o.error, where));
+    if (!o.ok && o.reused) ++report.failed_earlier;
+    const std::string what = o.reused ? (o.ok ? "finished earlier, kept" : "FAILED earlier, kept: " + o.error)
+                                      : (o.ok ? "ok" : "FAILED: " + o.error);
+    options.log(fmt::format("[{}/{}] {}: {}{}", outcomes.size() + 1, cells.size(), c.dir, what, where));
     outcomes.push_back(std::move(o));
   };
 
   std::deque<size_t> queue;
   for (const auto& c : cells) {
-    if (auto earlier = earlier_outcome(plan, c)) record(*earlier, 0);
+    if (auto earlier = earlier_outcome(plan, c, options.retry_failed)) record(*earlier, 0);
     else queue.push_back(c.index);
   }
 
@@ -130,18 +132,19 @@ SweepReport run_sweep(const SweepPlan& plan, const SweepOptions& options, SweepR
 
 namespace fedgrid {
 
-int sweep_command(const std::string& file, const std::optional<std::string>& out, int jobs,
-                  const std::string& fedgrid_executable, SweepRanks& ranks) {
+int sweep_command(const std::string& file, const SweepRequest& request, const std::string& fedgrid_executable,
+                  SweepRanks& ranks) {
   SweepPlan plan;
   try {
-    plan = load_sweep(file, out);  // every rank reads the same file, so all fail alike
+    plan = load_sweep(file, request.out, request.overrides);  // every rank reads the same file, so all fail alike
   } catch (const InputError& e) {
     if (ranks.rank() == 0)
       for (const auto& p : e.problems()) fmt::print(stderr, "fedgrid: error: {}\n", p.to_string());
     return 2;
   }
   SweepOptions options;
-  options.jobs = jobs;
+  options.jobs = request.jobs;
+  options.retry_failed = request.retry_failed;
   options.executable = fedgrid_executable;
   options.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   SweepReport r;
@@ -153,8 +156,12 @@ int sweep_command(const std::string& file, const std::optional<std::string>& out
     ranks.abort(1);
   }
   if (ranks.rank() != 0) return 0;
-  fmt::print("{}: {} cells: {} run, {} finished earlier, {} failed -> {}/sweep.csv\n", plan.name, r.cells, r.ran,
-             r.reused, r.failed, plan.out);
+  // Cells kept from an earlier invocation count as "finished earlier" when ok; kept failures
+  // are named apart, with how to run them again.
+  const std::string kept_failures =
+      r.failed_earlier ? fmt::format(" ({} failed earlier and kept: --retry-failed runs them again)", r.failed_earlier) : "";
+  fmt::print("{}: {} cells: {} run, {} finished earlier, {} failed{} -> {}/sweep.csv\n", plan.name, r.cells, r.ran,
+             r.reused - r.failed_earlier, r.failed, kept_failures, plan.out);
   return r.failed > 0 ? 1 : 0;
 }
 

@@ -105,24 +105,28 @@ CellOutcome finish_cell(const SweepPlan& plan, const SweepCell& cell, int wait_s
   return o;
 }
 
-std::optional<CellOutcome> earlier_outcome(const SweepPlan& plan, const SweepCell& cell) {
+std::optional<CellOutcome> earlier_outcome(const SweepPlan& plan, const SweepCell& cell, bool retry_failed) {
   const std::string dir = cell_dir(plan, cell);
   std::ifstream in(dir + "/cell.json");
-  if (!in || !fs::exists(dir + "/summary.json")) return std::nullopt;
+  if (!in) return std::nullopt;
+  CellOutcome o;
+  o.cell = cell.index;
+  o.reused = true;
   try {
     const auto record = nlohmann::json::parse(in);
     const auto expected = identity(plan, cell);
-    if (record.value("status", "") != "ok" || record["base"] != expected["base"] ||
-        record["overrides"] != expected["overrides"])
-      return std::nullopt;
+    if (record["base"] != expected["base"] || record["overrides"] != expected["overrides"]) return std::nullopt;
+    const std::string status = record.value("status", "");
+    if (status == "failed" && !retry_failed) {
+      o.error = record.value("error", "");
+      return o;
+    }
+    if (status != "ok" || !fs::exists(dir + "/summary.json")) return std::nullopt;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // a damaged record: run the cell again
   }
-  CellOutcome o;
-  o.cell = cell.index;
   o.ok = true;
   o.summary = read_text(dir + "/summary.json");
-  o.reused = true;
   return o;
 }
 

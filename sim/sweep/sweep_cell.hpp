@@ -44,8 +44,10 @@ CellProcess start_cell(const SweepPlan& plan, const SweepCell& cell, const std::
 CellOutcome finish_cell(const SweepPlan& plan, const SweepCell& cell, int wait_status);
 
 // The outcome recorded by an earlier invocation, if this very cell (same base and
-// overrides) finished there; failed cells are run again.
-std::optional<CellOutcome> earlier_outcome(const SweepPlan& plan, const SweepCell& cell);
+// overrides) finished there: ok, or failed unless `retry_failed` (a cell is deterministic, so
+// it would fail again unless its inputs were fixed in the meantime). An interrupted cell
+// recorded nothing and runs again.
+std::optional<CellOutcome> earlier_outcome(const SweepPlan& plan, const SweepCell& cell, bool retry_failed);
 
 // Outcomes travel between MPI ranks as JSON text.
 std::string to_json(const CellOutcome& o);

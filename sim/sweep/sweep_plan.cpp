@@ -45,7 +45,7 @@ class SweepReader {
  public:
   explicit SweepReader(std::string file) : file_(std::move(file)) {}
 
-  SweepPlan read(const std::optional<std::string>& out) {
+  SweepPlan read(const std::optional<std::string>& out, const std::vector<std::string>& overrides) {
     YAML::Node root;
     try {
       root = YAML::LoadFile(file_);
@@ -57,7 +57,7 @@ class SweepReader {
     if (!root.IsMap()) throw InputError(file_, 1, "", "a sweep file is a mapping (name, base, set, axes, seeds)");
     static const std::set<std::string> known{"name", "base", "out", "set", "axes", "seeds"};
     for (const auto& kv : root) {
-      const auto key = kv.first.as<std::string>();
+      const auto key = scalar(kv.first, "(top level)");
       if (!known.count(key)) fail(kv.first, key, "unknown key (a sweep has name, base, out, set, axes, seeds)");
     }
 
@@ -84,6 +84,7 @@ class SweepReader {
     std::set<std::string> names;
     for (const auto& a : p.axes)
       if (!names.insert(a.name).second) throw InputError(file_, 0, "axes", "two axes named '" + a.name + "'");
+    for (const auto& o : overrides) p.common.push_back(command_line_override(o, p.axes, root["seeds"]));
 
     // The base with the common overrides must load; its seed is the default.
     const Scenario scenario = load_scenario(p.base, p.common);
@@ -140,12 +141,13 @@ class SweepReader {
   SweepAxis axis(const YAML::Node& n, const std::string& where, std::set<std::string>& used) const {
     if (!n.IsMap()) fail(n, where, "expected {key, values[, name]}");
     for (const auto& kv : n) {
-      const auto k = kv.first.as<std::string>();
+      const auto k = scalar(kv.first, where);
       if (k != "key" && k != "values" && k != "name") fail(kv.first, where + "." + k, "unknown key (an axis has key, values, name)");
     }
     if (!n["key"]) fail(n, where + ".key", "missing: the scenario key this axis varies");
     SweepAxis a;
     a.key = checked_key(n["key"], where + ".key", used);
+    a.line = line_of(n["key"]);
     a.name = n["name"] ? scalar(n["name"], where + ".name") : a.key;
     const YAML::Node values = n["values"];
     if (!values || !values.IsSequence() || values.size() == 0) fail(values ? values : n, where + ".values", "a non-empty list of values");
@@ -157,6 +159,29 @@ class SweepReader {
       a.yaml.push_back(yaml_text(v));
     }
     return a;
+  }
+
+  // A --set for every cell, in --set form. It may replace the file's `set:` value of a key, not
+  // a value the grid varies: the axis would silently win over it (cells apply axes last).
+  std::string command_line_override(const std::string& o, const std::vector<SweepAxis>& axes,
+                                    const YAML::Node& seeds) const {
+    const size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set", 0, "", "expected key.path=value, got '" + o + "'");
+    const std::string key = set_form(o.substr(0, eq));
+    const auto within = [](const std::string& inner, const std::string& outer) {
+      return inner == outer || (inner.size() > outer.size() && inner.rfind(outer, 0) == 0 && inner[outer.size()] == '.');
+    };
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (within(key, axes[i].key) || within(axes[i].key, key))
+        throw InputError("--set", 0, key,
+                         "'" + axes[i].key + "' is swept by axes[" + std::to_string(i) + "] (" + file_ + ":" +
+                             std::to_string(axes[i].line) + "): the grid's values decide it, so --set may not");
+    if (key == "seed" && seeds)
+      throw InputError("--set", 0, key,
+                       "the seed is swept by `seeds` (" + file_ + ":" + std::to_string(line_of(seeds)) + ")");
+    if (within(key, "output.dir") || within("output.dir", key))
+      throw InputError("--set", 0, key, "each cell's output folder is set by the sweep; --out names the sweep's folder");
+    return key + "=" + o.substr(eq + 1);
   }
 
   std::string file_;
@@ -194,8 +219,9 @@ std::vector<SweepCell> SweepPlan::cells() const {
   return out;
 }
 
-SweepPlan load_sweep(const std::string& file, const std::optional<std::string>& out) {
-  return SweepReader(file).read(out);
+SweepPlan load_sweep(const std::string& file, const std::optional<std::string>& out,
+                     const std::vector<std::string>& overrides) {
+  return SweepReader(file).read(out, overrides);
 }
 
 }  // namespace fedgrid

@@ -23,6 +23,7 @@ struct SweepAxis {
   std::string key;                  // scenario key as --set takes it (list items by index)
   std::vector<std::string> values;  // as written in the sweep file (CSV, folder names)
   std::vector<std::string> yaml;    // the same values as YAML text for --set
+  int line = 0;                     // of its key in the sweep file
 };
 
 struct SweepCell {
@@ -38,7 +39,7 @@ struct SweepPlan {
   std::string name;
   std::string base;  // base scenario, resolved against the sweep file's folder
   std::string out;   // output folder of the sweep
-  std::vector<std::string> common;  // "key=value" for every cell
+  std::vector<std::string> common;  // "key=value" for every cell: the file's `set:`, then --set
   std::vector<SweepAxis> axes;
   std::vector<uint64_t> seeds;
 
@@ -49,6 +50,11 @@ struct SweepPlan {
 // Reads and checks a sweep file: its own keys, that every axis and `set` key is a scenario
 // key, and that the base scenario with the common overrides loads. Throws InputError naming
 // the file, line and key. `out` replaces the file's output folder.
-SweepPlan load_sweep(const std::string& file, const std::optional<std::string>& out = {});
+//
+// `overrides` ("key=value", the command line's --set) apply to every cell after the file's
+// `set:`, so they win over it. A key an axis sweeps (or one inside it, or containing it), the
+// seed when the file gives `seeds`, and output.dir are refused: the grid's own values decide.
+SweepPlan load_sweep(const std::string& file, const std::optional<std::string>& out = {},
+                     const std::vector<std::string>& overrides = {});
 
 }  // namespace fedgrid

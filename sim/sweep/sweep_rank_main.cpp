@@ -3,10 +3,10 @@
 // MPI_* and PMPI_* (SMPI) and would take OpenMPI's calls, so the rank lives in a binary
 // without SimGrid. It runs each cell as a `fedgrid run` child, like a sweep without MPI.
 //
-// usage (from fedgrid, not for users): fedgrid-sweep-rank FEDGRID SWEEP.yaml JOBS [OUT]
+// usage (from fedgrid, not for users): fedgrid-sweep-rank FEDGRID SWEEP.yaml JOBS [--out=DIR]
+//   [--retry-failed] [--set=KEY=VALUE ...]
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <string>
 
 #include "sim/core/heap_policy.hpp"
@@ -16,13 +16,24 @@
 
 int main(int argc, char** argv) {
   fedgrid::keep_training_buffers_in_heap();
-  if (argc < 4 || argc > 5) {
+  if (argc < 4) {
     std::fprintf(stderr, "fedgrid-sweep-rank is started by `fedgrid sweep` under mpirun\n");
     return 2;
   }
-  const std::optional<std::string> out = argc == 5 ? std::optional<std::string>(argv[4]) : std::nullopt;
+  fedgrid::SweepRequest request;
+  request.jobs = std::stoi(argv[3]);
+  for (int i = 4; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--out=", 0) == 0) request.out = a.substr(6);
+    else if (a.rfind("--set=", 0) == 0) request.overrides.push_back(a.substr(6));
+    else if (a == "--retry-failed") request.retry_failed = true;
+    else {
+      std::fprintf(stderr, "fedgrid-sweep-rank: unexpected argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
   if (const char* keys = std::getenv(fedgrid::kAlgorithmKeysVariable))
     fedgrid::install_keys(fedgrid::keys_from_yaml(keys));  // fedgrid's algorithms' own keys
   auto ranks = fedgrid::mpi_ranks();
-  return fedgrid::sweep_command(argv[2], out, std::stoi(argv[3]), argv[1], *ranks);
+  return fedgrid::sweep_command(argv[2], request, argv[1], *ranks);
 }

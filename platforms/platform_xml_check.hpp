@@ -1,0 +1,20 @@
+#pragma once
+// fedgrid's own reading of a SimGrid XML platform, before SimGrid loads it. SimGrid 3.32
+// reports most mistakes as exceptions, but some values make it abort the process (a host
+// with 0 cores, a pstate beyond its speeds, a malformed wattage_per_state): those must be
+// input errors instead (exit code 2), so every value SimGrid would die on is checked here.
+//
+// The check accepts the part of SimGrid's platform format (version 4.1) that fedgrid's
+// platforms use: platform, zone (routing Full, Floyd, Dijkstra, DijkstraCache), host, link,
+// router, route, zoneRoute, link_ctn and prop. Anything else (clusters, trace files, config)
+// is refused by name rather than handed to SimGrid unchecked.
+#include <string>
+
+namespace fedgrid::platforms {
+
+// Throws PlatformError naming the file, line and attribute (or element) at fault.
+void check_platform_xml(const std::string& path);
+// The same on text already read; `path` names it in errors.
+void check_platform_xml_text(const std::string& text, const std::string& path);
+
+}  // namespace fedgrid::platforms
