@@ -32,14 +32,17 @@ fuzz_build() {
 # Runs every target for $1 seconds: new inputs go to $FUZZ_DIR/corpus/TARGET (fuzz/corpus/TARGET,
 # the committed seeds, is only read), findings to $FUZZ_DIR/findings/TARGET/.
 fuzz_run() {
-  local seconds=$1 failed=0 target log execs
+  local seconds=$1 failed=0 target log execs dict
   for dir in fuzz/corpus/*/; do
     target=$(basename "$dir")
     mkdir -p "$FUZZ_DIR/corpus/$target" "$FUZZ_DIR/findings/$target"
     log="$FUZZ_DIR/findings/$target.log"
     # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: one that needs 2 GB a finding.
+    # fuzz/TARGET.dict, where there is one, gives the fuzzer the format's words.
+    dict=()
+    if [ -f "fuzz/$target.dict" ]; then dict=(-dict="fuzz/$target.dict"); fi
     if "$FUZZ_DIR/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/findings/$target/" \
+        -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/findings/$target/" "${dict[@]}" \
         "$FUZZ_DIR/corpus/$target" "$dir" >"$log" 2>&1; then
       execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
       echo "fuzz $target: ${seconds} s, ${execs:-?} inputs, nothing found"

@@ -60,8 +60,9 @@ bool plain_number(const std::string& text, double& value) {
   if (!leading_number(text, v)) return false;
   char* end = nullptr;
   std::strtod(text.c_str(), &end);
-  while (*end == ' ') ++end;
-  if (*end) return false;
+  size_t used = size_t(end - text.c_str());
+  while (used < text.size() && text[used] == ' ') ++used;
+  if (used != text.size()) return false;
   value = v;
   return true;
 }

@@ -1,6 +1,7 @@
 #include "platforms/xml_tree.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace fedgrid::platforms {
@@ -24,6 +25,19 @@ class Reader {
   Reader(const std::string& text, int max_depth) : s_(text), max_depth_(max_depth) {}
 
   std::unique_ptr<XmlElement> document() {
+    // XML 1.0 allows no control characters but tab, newline and carriage return. A NUL inside a
+    // value would end it early for SimGrid's C parser and not for this one, so the two would
+    // read different values (found by fuzz/fuzz_xml_platform.cpp).
+    for (size_t i = 0; i < s_.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(s_[i]);
+      if (c == '\n') ++line_;
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", c);
+        fail(std::string("control character ") + hex + " is not allowed in XML");
+      }
+    }
+    line_ = 1;
     skip_prolog();
     if (!at("<") || at("</")) fail("expected the root element");
     auto root = element(1);
