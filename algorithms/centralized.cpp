@@ -1,6 +1,8 @@
 // Centralized training (NoFed): the hospitals' raw training data is pooled at the server
 // once, and the server trains one model on the pool. The upper bound on accuracy; its cost
 // is the upload of raw data (uint8 pixels + label) and training at the server's speed.
+// Under faults (faults.*), the pool holds the data of the hospitals whose upload arrived in
+// round 1; data that did not arrive stays out (nothing is sent again).
 #include <algorithm>
 
 #include "algorithms/registry.hpp"
@@ -10,10 +12,12 @@
 namespace fedgrid::algorithms {
 namespace {
 
-// Every hospital's training samples, in one sorted pool.
-TrainingSamples pooled_train_samples(Federation& fed) {
+// The training samples of hospitals `ids`, in one sorted pool.
+TrainingSamples pooled_train_samples(Federation& fed, const std::vector<int>& ids) {
   TrainingSamples pool;
-  for (const Hospital* h : fed.hospitals()) {
+  const auto hospitals = fed.hospitals();
+  for (int id : ids) {
+    const Hospital* h = hospitals[size_t(id)];
     pool.indices.insert(pool.indices.end(), h->split().train.begin(), h->split().train.end());
     pool.count += h->train_samples();
   }
@@ -31,14 +35,19 @@ class Centralized : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     Model model = fed.init_model();
-    const TrainingSamples pool = pooled_train_samples(fed);
     const auto& shape = model.spec;  // the images' shape
-    for (int round = fed.first_round({{"model", model}}); !fed.done(round); ++round) {
-      if (round == 1)
-        fed.parallel(fed.hospitals(), [&](Hospital& h) {
+    std::vector<int> pooled;  // the hospitals whose data reached the server
+    for (const Hospital* h : fed.hospitals()) pooled.push_back(h->id());
+    const int first = fed.first_round({{"model", model}, {"pooled", pooled}});
+    TrainingSamples pool = pooled_train_samples(fed, pooled);
+    for (int round = first; !fed.done(round); ++round) {
+      if (round == 1) {
+        pooled = fed.parallel(fed.hospitals(), [&](Hospital& h) {
           fed.send_bytes(h, fed.server(), raw_data_bytes(h, shape));
-          return 0;
+          return h.id();
         });
+        pool = pooled_train_samples(fed, pooled);
+      }
       model = fed.train_on_server(model, pool, PlainTraining(sc.training.local_epochs)).model;
       fed.end_round(round, model);
     }

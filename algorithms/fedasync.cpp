@@ -100,7 +100,11 @@ class FedAsync : public Algorithm {
 
     // Updater: one mix per push, in order of arrival.
     while (auto push = arrivals.next()) {
-      const Push& p = push->result;
+      if (!push->result) {  // faults cut the job: nothing to mix, another hospital starts
+        if (auto idle = arrivals.idle(); !idle.empty()) trigger(scheduler.next(idle));
+        continue;
+      }
+      const Push& p = *push->result;
       const int stale = (t + 1) - p.tau;  // t - tau of the epoch being made
       const double alpha_t = s.alpha * staleness_weight(a.staleness, stale, a.staleness_a, a.staleness_b);
       x = fed.on_server(3.0 * double(x.values()), [&] {
@@ -112,7 +116,7 @@ class FedAsync : public Algorithm {
       fed.note_staleness(*push->hospital, stale - 1);
       fed.end_round(t, x);
       if (fed.done(t + 1)) break;
-      trigger(scheduler.next(arrivals.idle()));
+      if (auto idle = arrivals.idle(); !idle.empty()) trigger(scheduler.next(idle));
     }
     arrivals.stop();
   }

@@ -3,6 +3,9 @@
 //
 // Each round a fraction C of the hospitals is drawn; in parallel each downloads the global
 // model, trains E local epochs, uploads; the server takes the sample-weighted average.
+//
+// Under faults (faults.*): the average of the updates that arrived; in a round where none did,
+// the global model stays as it was. FedProx and FedOpt (fedprox.cpp, fedopt.cpp) share this.
 #include "algorithms/fedavg.hpp"
 
 #include "algorithms/aggregation.hpp"
@@ -27,7 +30,7 @@ void FedAvg::run(Federation& fed) {
       fed.send(h, fed.server(), u.model);
       return u;
     });
-    global = server_update(fed, global, updates);
+    if (!updates.empty()) global = server_update(fed, global, updates);
     fed.end_round(round, global);
   }
 }

@@ -5,6 +5,9 @@
 // hospital: only the other values travel and are averaged, so each hospital keeps a model of its
 // own (scored on its own test split, and on every split as the global test). A model without
 // batch norm makes FedBN FedAvg.
+//
+// Under faults (faults.*): the shared values are averaged over the updates that arrived (none:
+// they stay); a hospital whose update was lost keeps its last local model.
 #include "algorithms/aggregation.hpp"
 #include "algorithms/fedavg.hpp"
 #include "algorithms/registry.hpp"
@@ -32,7 +35,8 @@ class FedBn : public Algorithm {
         fed.send_bytes(h, fed.server(), bytes);
         return u;
       });
-      global = fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
+      if (!updates.empty())
+        global = fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
       for (auto& u : updates) local[size_t(u.hospital)] = std::move(u.model);
       fed.end_round(round, local);
     }

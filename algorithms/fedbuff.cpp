@@ -118,7 +118,11 @@ class FedBuff : public Algorithm {
     std::vector<double> buffer;
     int buffered = 0;
     while (auto up = arrivals.next()) {
-      const Upload& u = up->result;
+      if (!up->result) {  // faults cut the job: nothing to buffer, another hospital starts
+        if (auto idle = arrivals.idle(); !idle.empty()) start(scheduler.next(idle));
+        continue;
+      }
+      const Upload& u = *up->result;
       const int stale = t - u.version;
       const double weight = staleness_weight(a.staleness, stale, a.staleness_a, a.staleness_b);
       fed.on_server(2 * values, [&] {
@@ -137,7 +141,7 @@ class FedBuff : public Algorithm {
         fed.end_round(t, x);
         if (fed.done(t + 1)) break;
       }
-      start(scheduler.next(arrivals.idle()));
+      if (auto idle = arrivals.idle(); !idle.empty()) start(scheduler.next(idle));
     }
     arrivals.stop();
   }

@@ -10,6 +10,10 @@
 // the choice open: a hop trains the paper's 5 iterations (training.local_steps), so a round is
 // 5N; the model starts where the first hop of round 1 is (its initial weights come from the
 // shared seed: no transfer).
+//
+// Under faults (faults.*) a missing hospital is skipped: the model goes on from the last
+// hospital that delivered it (FedCross: it is taken from that hospital, whose copy is assumed
+// to survive a later crash of its host).
 #include "algorithms/registry.hpp"
 #include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"
@@ -38,10 +42,15 @@ class FedSeq : public Algorithm {
     int holder = -1;  // FedCross: the hospital where the model is
     for (int round = fed.first_round({{"model", model}, {"holder", holder}}); !fed.done(round); ++round) {
       for (Hospital* h : fed.order(round, ordering)) {
-        if (!peer_to_peer_) fed.send(fed.server(), *h, model);
-        else if (holder >= 0 && holder != h->id()) fed.send(*fed.hospitals()[size_t(holder)], *h, model);
-        model = h->train(model, PlainTraining(sc.training.local_epochs)).model;
-        if (!peer_to_peer_) fed.send(*h, fed.server(), model);
+        auto trained = fed.visit(*h, [&] {
+          if (!peer_to_peer_) fed.send(fed.server(), *h, model);
+          else if (holder >= 0 && holder != h->id()) fed.send(*fed.hospitals()[size_t(holder)], *h, model);
+          Model m = h->train(model, PlainTraining(sc.training.local_epochs)).model;
+          if (!peer_to_peer_) fed.send(*h, fed.server(), m);
+          return m;
+        });
+        if (!trained) continue;
+        model = std::move(*trained);
         holder = h->id();
       }
       fed.end_round(round, model);

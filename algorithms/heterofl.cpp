@@ -17,6 +17,8 @@
 //   static (batch-statistics-only) BN; HeteroFL's scaler and masked loss are not used.
 // - A tier's model after the round (scored for fairness) is its sub-model of the new wide
 //   model, cut at the window it trained this round.
+// - Under faults (faults.*): every wide value is averaged over the sub-models that arrived and
+//   hold it; a value no arrived sub-model holds, and a round where none arrived, keep the old.
 #include <map>
 #include <string>
 
@@ -60,9 +62,10 @@ class SubModelRounds : public Algorithm {
         return u;
       });
       std::vector<const std::vector<int64_t>*> held;
-      for (const auto* h : hospitals) held.push_back(&index.at(h->tier()));
-      global = fed.on_server(aggregate_submodels_flops(updates),
-                             [&] { return aggregate_submodels(global, updates, held); });
+      for (const auto& u : updates) held.push_back(&index.at(hospitals[size_t(u.hospital)]->tier()));
+      if (!updates.empty())
+        global = fed.on_server(aggregate_submodels_flops(updates),
+                               [&] { return aggregate_submodels(global, updates, held); });
       std::map<std::string, Model> tier_models;
       for (const auto& tier : fed.tiers())
         tier_models[tier] = extract_submodel(global, fed.tier_spec(tier), index.at(tier));

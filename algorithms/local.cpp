@@ -1,6 +1,7 @@
 // Local training: every hospital trains its own model on its own data and never
 // communicates. The lower bound every federated method must beat. Evaluated per hospital on
-// its own test split.
+// its own test split. Under faults (faults.*), a hospital whose round was lost keeps the model
+// it had.
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/jobs/plain_training.hpp"

@@ -27,7 +27,7 @@ TEST(Runs, OutputsFollowTheContract) {
             "local_test_auc,global_test_acc,global_test_auc,bytes_peer");
   EXPECT_EQ(lines(read_file(out + "/hospitals.csv"))[0],
             "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
-            "global_test_acc,global_test_auc,staleness");
+            "global_test_acc,global_test_auc,staleness,status");
   EXPECT_EQ(lines(read_file(out + "/events.csv"))[0], "start_s,end_s,host,kind,peer,bytes,flops,round");
   EXPECT_EQ(lines(read_file(out + "/rounds.csv")).size(), 4u);     // header + 3 rounds
   EXPECT_EQ(lines(read_file(out + "/hospitals.csv")).size(), 19u);  // header + 3 x 6 hospitals

@@ -39,6 +39,8 @@
 //   mini-batches (the code recalibrates 20 batches after each growth).
 // - Fairness: every tier holds a re-parameterization of the global model, so each tier's
 //   accuracy is the global model's.
+// - Faults (faults.*): the average of the updates that arrived (none: the global model stays).
+//   A hospital whose upload was lost still remembers what it grew (its memory is local).
 #include <map>
 #include <string>
 
@@ -135,7 +137,8 @@ class DynamicFL : public Algorithm {
         fed.send(h, fed.server(), u.model);  // the plain model: the same bytes for every tier
         return u;
       });
-      global = fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
+      if (!updates.empty())
+        global = fed.on_server(weighted_average_flops(updates), [&] { return weighted_average(updates); });
       fed.end_round(round, global);
     }
   }

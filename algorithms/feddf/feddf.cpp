@@ -16,6 +16,9 @@
 //   validation set is not used), Adam at algorithm.distill_lr (FedDF's 1e-3), temperature 1.
 // - The global model reported in rounds.csv is the server's architecture (model.arch); each
 //   tier is scored with its own architecture's distilled model.
+// - Faults (faults.*): averaging and the ensemble use the models that arrived; an architecture
+//   none of whose models arrived keeps its model, and a round where nothing arrived distils
+//   nothing.
 #include <map>
 #include <string>
 
@@ -81,6 +84,12 @@ class FedDF : public Algorithm {
         if (!group.empty()) model = fed.on_server(weighted_average_flops(group), [&] { return weighted_average(group); });
       }
       // 2. Distil the ensemble of every returned model into each architecture.
+      if (updates.empty()) {
+        std::map<std::string, Model> tier_models;
+        for (const auto& [tier, arch] : arch_of) tier_models[tier] = models.at(arch);
+        fed.end_round(round, models.at(server_arch), tier_models);
+        continue;
+      }
       const data::Indices& unlabelled = fed.server_data().train;
       std::vector<const Model*> teachers;
       for (const auto& u : updates) teachers.push_back(&u.model);

@@ -36,6 +36,9 @@
 // - no sex attribute, augmentation or significance test: one seed, no augmentation.
 // - baselines: FedAvg sample-weighted, FedProx mu = algorithm.mu, Local and the aggregation
 //   methods 5 mini-batches a round, FedCross 5 per hospital it visits (scenarios/fedskd/).
+// - faults (barrier schedule): an offline or crashed hospital keeps its DAM and sends nothing;
+//   its receiver trains its DAM alone that round (self-consolidation), and the round goes on.
+//   The pipelined schedule has no round to go on from and refuses faults.*.
 #include <optional>
 
 #include "algorithms/fedskd/mutual_job.hpp"
@@ -81,6 +84,10 @@ class FedSkd : public Algorithm {
     hospitals_ = fed.hospitals();
     for (Hospital* h : hospitals_) dams_.push_back(fed.init_hospital_model(*h));
     plan_ = skd_plan(fed);
+    if (settings_.schedule == "pipelined" && fed.scenario().faults.any())
+      throw fed.scenario().error_at("algorithm.schedule",
+                                    "the pipelined schedule cannot run under faults.* (a hospital waiting for a model "
+                                    "that will not come has no round to go on with): use schedule: barrier");
     if (settings_.schedule == "pipelined") run_pipelined(fed);
     else run_barrier(fed);
   }
@@ -127,8 +134,9 @@ class FedSkd : public Algorithm {
     const Model& dam = dams_[size_t(me)];
     const int epochs = fed.scenario().training.local_epochs;
     if (from[size_t(me)] == me) return h.train(dam, PlainTraining(epochs));  // self-consolidation
-    const std::optional<Model> ktm = fed.collect(h, round);
-    if (!ktm) return std::nullopt;
+    const std::optional<Model> ktm = fed.collect(h, round, *hospitals_[size_t(from[size_t(me)])]);
+    if (!ktm && !fed.continues(round)) return std::nullopt;
+    if (!ktm) return h.train(dam, PlainTraining(epochs));  // faults: the sender's DAM will not come
     SkdPlan plan = plan_;
     if (round < settings_.skd_start_round) plan.gamma = 0;
     return h.train(dam, MutualLearning(*ktm, plan, epochs));  // 2-3; 4: the KTM goes out of scope

@@ -32,6 +32,9 @@
 //   server's own epochs are not in it.
 // - Transfers are float32 state plus the message header; an upload also carries the score
 //   (4 bytes).
+// - Faults (faults.*): a hospital lost in round 1 has no score and goes last in the order; a
+//   lost visit is skipped (the chain goes on from the last hospital that delivered it) and
+//   keeps its previous score.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -137,11 +140,15 @@ class UniFed : public Algorithm {
       for (const Hospital* h : hospitals) ids.push_back(h->id());
       for (int id : order_by_score(ids, score)) {
         Hospital* h = hospitals[size_t(id)];
-        fed.send(fed.server(), *h, chain);
-        Update u = h->train(chain, ValidatedVisit(rule));
-        fed.send_bytes(*h, fed.server(), u.model.payload_bytes() + kScoreBytes);
-        score[h->id()] = loss_slope(u.batch_losses);
-        chain = std::move(u.model);
+        auto visited = fed.visit(*h, [&] {
+          fed.send(fed.server(), *h, chain);
+          Update u = h->train(chain, ValidatedVisit(rule));
+          fed.send_bytes(*h, fed.server(), u.model.payload_bytes() + kScoreBytes);
+          return u;
+        });
+        if (!visited) continue;
+        score[h->id()] = loss_slope(visited->batch_losses);
+        chain = std::move(visited->model);
       }
       // Server-side training on D^S from its copy of the previous global model, then mixing.
       const Model server_model = train_on_server_share(fed, global, rule);

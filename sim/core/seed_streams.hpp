@@ -18,6 +18,8 @@ enum : uint64_t {
   kDistill = 17,      // (round): FedDF's distillation batch order
   kDispatch = 18,     // (draw): the hospital an asynchronous scheduler starts next
   kAsyncTrain = 19,   // (hospital + 1, job): shuffling of an asynchronous job (a hospital may train twice in a round)
+  kOffline = 20,      // (hospital + 1, round): faults.offline_probability
+  kCrash = 21,        // (hospital + 1, crash number): gaps between crashes, faults.crash_rate_per_hour
 };
 
 }  // namespace fedgrid::seed_streams

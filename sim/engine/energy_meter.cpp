@@ -84,6 +84,13 @@ double EnergyMeter::total_j(double now) {
   return total;
 }
 
+void EnergyMeter::set_on(const sg4::Host* h, bool on) {
+  if (auto* host = meters_->find(h)) {
+    host->bring_up_to(sg4::Engine::get_clock());
+    host->on = on;
+  }
+}
+
 EnergyMeter::Readings EnergyMeter::readings() const {
   Readings r;
   for (const auto& h : meters_->hosts) {

@@ -21,6 +21,9 @@ class EnergyMeter {
   explicit EnergyMeter(const std::vector<simgrid::s4u::Host*>& hosts);
   // Joules consumed by all metered hosts up to `now` (brings each up to date).
   double total_j(double now);
+  // A host fedgrid takes down itself (a crash of faults.*, see faults.hpp): it draws its
+  // wattage_off until it is back on.
+  void set_on(const simgrid::s4u::Host* host, bool on);
 
   // What a checkpoint keeps: each distinct host's joules and the instant they were brought up to date.
   struct Readings {

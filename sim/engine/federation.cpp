@@ -1,5 +1,6 @@
 #include "sim/engine/federation.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -27,6 +28,9 @@ namespace fedgrid {
 namespace sg4 = simgrid::s4u;
 
 namespace {
+
+// Thrown inside a guarded hospital's work once faults cut it; run_guarded catches it.
+struct HospitalLost {};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -89,9 +93,28 @@ Federation::Federation(World& world, std::vector<Observer*> observers) : world_(
   ledger_ = std::make_unique<RoundLedger>(world.scenario, std::move(rows), tiers_, std::move(observers),
                                           [this] { mail_->close(); });
   evaluator_ = std::make_unique<Evaluator>(world, std::move(evaluated), tiers_);
+  std::vector<std::string> names;
+  for (const auto& h : hospitals_) names.push_back(h->name());
+  faults_ = std::make_unique<FaultPlan>(world.scenario, names);
+  apply_link_trace();
   std::vector<sg4::Host*> metered{server_->host()};
   for (const auto& h : hospitals_) metered.push_back(h->host());
   energy_ = std::make_unique<EnergyMeter>(metered);
+  // A crashed host draws its wattage_off while it is down.
+  for (const auto& h : hospitals_)
+    if (faults_->may_crash(h->id()))
+      sg4::Actor::create(h->name() + "/downtime", server_->host(), [this, id = h->id(), host = h->host()] {
+        for (double t = 0;;) {
+          const auto down = faults_->next_downtime(id, t);
+          if (down.from == FaultPlan::kNever) return;
+          sg4::this_actor::sleep_until(down.from);
+          energy_->set_on(host, false);
+          if (down.until == FaultPlan::kNever) return;
+          sg4::this_actor::sleep_until(down.until);
+          energy_->set_on(host, true);
+          t = down.until;
+        }
+      })->daemonize();
 }
 
 Federation::~Federation() = default;
@@ -106,7 +129,13 @@ std::vector<Hospital*> Federation::hospitals() {
 
 std::vector<Hospital*> Federation::select(double fraction, int round) {
   auto all = hospitals();
-  const size_t k = std::clamp<size_t>(size_t(std::llround(fraction * double(all.size()))), 1, all.size());
+  size_t k = std::clamp<size_t>(size_t(std::llround(fraction * double(all.size()))), 1, all.size());
+  if (const double over = world_.scenario.faults.over_selection; over > 0) {
+    if (k == all.size())
+      throw world_.scenario.error_at("faults.over_selection", "the round already selects every hospital (algorithm.fraction 1): there is no one more to select");
+    wanted_[round] = k;
+    k = std::min(all.size(), size_t(std::ceil(double(k) * (1 + over))));
+  }
   if (k == all.size()) return all;
   Rng(mix_seed(world_.scenario.seed, kSelect, uint64_t(round))).shuffle(all);
   all.resize(k);
@@ -172,24 +201,40 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
   if (&from == &to) return;  // nothing crosses a network
   cohorts_->check_route(from, to);
   const double start = now();
-  sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
-  record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_now()}, &from, &to);
+  Guard* guard = guard_here();
+  if (!guard) {
+    sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
+    record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_now()}, &from, &to);
+    return;
+  }
+  check_cut(*guard);
+  auto comm = sg4::Comm::sendto_async(from.host(), to.host(), uint64_t(bytes));
+  const auto left = wait_cut(*guard, *comm);
+  const int64_t moved = left ? bytes - std::min(bytes, int64_t(std::llround(*left))) : bytes;
+  record({start, now(), from.name(), "send", to.name(), moved, 0.0, round_now()}, &from, &to);
+  guard->bytes += moved, guard->seconds += now() - start;
+  if (left) throw HospitalLost{};
 }
 
 void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
   cohorts_->check_route(from, to);  // here, where an input error reaches the caller
   // A courier actor on the sender's host carries the transfer, counted toward `round`, so the
   // sender goes on at once.
+  // Under faults it is the sender's work: a crash of the sender cuts it, and the receiver
+  // learns that nothing will come.
   sg4::Actor::create(from.name() + "/post-r" + std::to_string(round), from.host(),
                      [this, &from, &to, round, model = std::move(model)]() mutable {
     enter_round(round);
-    send(from, to, model);
-    mail_->deliver(to.id(), round, std::move(model));
+    Guard guard;
+    if (run_guarded(from, guard, [&] { send(from, to, model); }, false)) mail_->deliver(to.id(), round, std::move(model));
+    else mail_->lost(from.id(), to.id(), round);
     actor_round_.erase(long(sg4::this_actor::get_pid()));  // delivered: nothing of it is under way
   });
 }
 
-std::optional<Model> Federation::collect(Hospital& at, int round) { return mail_->collect(at.id(), round); }
+std::optional<Model> Federation::collect(Hospital& at, int round, const Hospital& from) {
+  return mail_->collect(at.id(), round, from.id());
+}
 
 void Federation::enter_round(int round) { actor_round_[long(sg4::this_actor::get_pid())] = round; }
 
@@ -233,7 +278,34 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   if (after) out = await(future, world_.perf.wait_training_s);
   const Charge charge = work.cost(shape, after ? &out : nullptr);
   const double start = now();
-  sg4::this_actor::exec_init(compute_amount(where, charge))->set_host(where.host())->wait();
+  const double amount = compute_amount(where, charge);
+  Guard* guard = where.is_server() ? nullptr : guard_here();
+  if (!guard) {
+    sg4::this_actor::exec_init(amount)->set_host(where.host())->wait();
+  } else {
+    // A job cut by faults: the real job still runs to its end (it cannot be stopped half way),
+    // and its result is dropped.
+    auto drop_job = [&] {
+      if (real && !after) await(future, world_.perf.wait_training_s);
+    };
+    try {
+      check_cut(*guard);
+    } catch (const HospitalLost&) {
+      drop_job();
+      throw;
+    }
+    auto exec = sg4::this_actor::exec_init(amount)->set_host(where.host());
+    exec->start();
+    if (const auto left = wait_cut(*guard, *exec)) {
+      const double share = amount > 0 ? 1 - *left / amount : 0;
+      record({start, now(), where.name(), "compute", "", 0, charge.flops * share, round_now()}, &where, nullptr);
+      ledger_->round(round_now()).stats[size_t(id)].compute_s += now() - start;
+      guard->seconds += now() - start;
+      drop_job();
+      throw HospitalLost{};
+    }
+    guard->seconds += now() - start;
+  }
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, charge.flops, round_now()}, &where,
          nullptr);
 
@@ -343,14 +415,34 @@ void Federation::fan_out(const std::vector<Hospital*>& hs, size_t rep, const std
 }
 
 void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::function<void(size_t)>& body,
-                              const FanOut& copy) {
+                              const FanOut& copy, const std::function<void(size_t)>& drop) {
   std::vector<std::vector<size_t>> members;
   const auto which = cohorts_->acting(hs, members);
   std::vector<std::exception_ptr> errors(hs.size());
+  std::vector<Guard> guards(hs.size());
+  // faults.over_selection: once the K wanted have reported, the others are late and cut.
+  auto w = wanted_.find(round_);
+  const size_t wanted = w == wanted_.end() ? hs.size() : w->second;
+  size_t reported = 0;
+  auto cut_the_rest = [&] {
+    // Every hospital that reports at this same instant reports before the cut: a yield returns
+    // once every actor ready now has run (the tie is then decided by id, below).
+    size_t seen = 0;
+    do {
+      seen = reported;
+      sg4::this_actor::yield();
+    } while (reported != seen);
+    for (auto& g : guards)
+      if (g.finished_at < 0 && g.lost == Loss::None) {
+        g.lost = Loss::Late;
+        if (g.current) g.left_when_cancelled = g.current->get_remaining(), g.current->cancel();
+      }
+  };
   // A failing hospital wakes any other that waits on it (collect), so the join below returns.
   auto guarded = [&](size_t i) {
     try {
-      body(i);
+      if (!run_guarded(*hs[i], guards[i], [&] { body(i); })) return;
+      if (++reported == wanted && wanted < hs.size()) cut_the_rest();
     } catch (...) {
       ledger_->stop();
       throw;
@@ -360,6 +452,21 @@ void Federation::run_parallel(const std::vector<Hospital*>& hs, const std::funct
   for (auto& a : actors) a->join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  if (wanted < hs.size()) {
+    // The first K to report, by the instant they reported, then by hospital id.
+    std::vector<size_t> in;
+    for (size_t i = 0; i < hs.size(); ++i)
+      if (guards[i].finished_at >= 0 && guards[i].lost == Loss::None) in.push_back(i);
+    std::sort(in.begin(), in.end(), [&](size_t a, size_t b) {
+      return std::make_pair(guards[a].finished_at, hs[a]->id()) < std::make_pair(guards[b].finished_at, hs[b]->id());
+    });
+    for (size_t k = wanted; k < in.size(); ++k) {
+      auto& g = guards[in[k]];
+      g.lost = Loss::Late;
+      ledger_->note_loss(round_now(), hs[in[k]]->id(), status_name(Loss::Late), g.bytes, g.seconds);
+      drop(in[k]);
+    }
+  }
   for (size_t i : which) fan_out(hs, i, members[i], copy);
 }
 
@@ -371,7 +478,9 @@ void Federation::run_as_completed(const std::vector<Hospital*>& hs, const std::f
   auto ready = sg4::ConditionVariable::create();
   std::deque<size_t> finished;
   std::vector<std::exception_ptr> errors(hs.size());
-  auto actors = spawn_on_hospitals(hs, which, round_, errors, body, [&](size_t i) {
+  std::vector<Guard> guards(hs.size());
+  auto guarded = [&](size_t i) { run_guarded(*hs[i], guards[i], [&] { body(i); }); };
+  auto actors = spawn_on_hospitals(hs, which, round_, errors, guarded, [&](size_t i) {
     std::unique_lock lock(*mutex);
     if (errors[i]) {
       finished.push_back(i);
@@ -417,7 +526,7 @@ bool ArrivalQueue::busy(const Hospital& h) const {
 std::vector<Hospital*> ArrivalQueue::idle() {
   std::vector<Hospital*> out;
   for (Hospital* h : fed_.hospitals())
-    if (!busy(*h)) out.push_back(h);
+    if (!busy(*h) && fed_.faults_->available_from(h->id(), fed_.now()) < FaultPlan::kNever) out.push_back(h);
   return out;
 }
 
@@ -425,13 +534,26 @@ void ArrivalQueue::launch(Hospital& h, std::function<void(uint64_t)> body) {
   if (stopped_) throw std::logic_error("ArrivalQueue: a job started after stop()");
   const uint64_t job = started_++;
   running_[job] = &h;
+  const auto& faults = fed_.world_.scenario.faults;
+  if (faults.offline_probability > 0 || faults.deadline_s > 0 || faults.over_selection > 0)
+    throw fed_.world_.scenario.error_at(faults.offline_probability > 0 ? "faults.offline_probability"
+                                        : faults.deadline_s > 0         ? "faults.deadline_s"
+                                                                        : "faults.over_selection",
+                                        "an asynchronous schedule has no synchronous round for it to act on: "
+                                        "use faults.availability_trace, crashes or faults.link_trace");
   sync_->actors.push_back(sg4::Actor::create(h.name() + "/job" + std::to_string(job), h.host(),
                                              [this, &h, job, body = std::move(body)] {
     const long pid = long(sg4::this_actor::get_pid());
     fed_.actor_job_[pid] = job;
     std::exception_ptr error;
     try {
-      body(job);
+      // Under faults a job waits until its hospital is back (never: it is lost at once).
+      if (fed_.faults_->any()) {
+        const double from = fed_.faults_->available_from(h.id(), fed_.now());
+        if (from < FaultPlan::kNever) sg4::this_actor::sleep_until(from);
+      }
+      Federation::Guard guard;
+      fed_.run_guarded(h, guard, [&] { body(job); });
     } catch (...) {
       error = std::current_exception();
     }
@@ -486,6 +608,7 @@ void ArrivalQueue::stop() {
 
 bool Federation::done(int round) {
   round_ = round;
+  round_started_ = now();
   if (ledger_->done(round, now())) return true;
   const int every = world_.scenario.output.checkpoint_every;
   if (every > 0 && round > 1 && (round - 1) % every == 0 && round - 1 != resumed_round_) write_checkpoint(round - 1);
@@ -542,6 +665,106 @@ void Federation::write_checkpoint(int round) {
 }
 
 void Federation::end_round(int round, const Model& global) { end_round(round, global, {}); }
+
+// ---------------------------------------------------------------- faults
+
+bool Federation::run_guarded(Hospital& h, Guard& guard, const std::function<void()>& body, bool counts_update) {
+  if (!faults_->any()) {
+    body();
+    return true;
+  }
+  const int round = round_now();
+  auto lose = [&] {
+    if (counts_update) {
+      ledger_->note_loss(round, h.id(), status_name(guard.lost), guard.bytes, guard.seconds);
+      mail_->lost(h.id(), round);  // whoever waits for its posts goes on without them
+    } else {
+      ledger_->waste(round, guard.bytes, guard.seconds);
+    }
+    return false;
+  };
+  if ((guard.lost = faults_->unavailable(h.id(), round, now())) != Loss::None) return lose();
+  const auto cut = faults_->next_cut(h.id(), now());
+  guard.cut_at = cut.at, guard.cut_why = cut.why;
+  if (const double d = world_.scenario.faults.deadline_s; d > 0 && round_started_ + d < guard.cut_at)
+    guard.cut_at = round_started_ + d, guard.cut_why = Loss::Late;
+  const long pid = long(sg4::this_actor::get_pid());
+  if (!guards_.emplace(pid, &guard).second)
+    throw std::logic_error("Federation: a hospital's work started inside another's (visit inside parallel or visit)");
+  try {
+    body();
+  } catch (const HospitalLost&) {
+  } catch (...) {
+    guards_.erase(pid);
+    throw;
+  }
+  guards_.erase(pid);
+  if (guard.lost != Loss::None) return lose();
+  guard.finished_at = now();
+  return true;
+}
+
+Federation::Guard* Federation::guard_here() {
+  if (guards_.empty() || !sg4::Actor::self()) return nullptr;
+  auto it = guards_.find(long(sg4::this_actor::get_pid()));
+  return it == guards_.end() ? nullptr : it->second;
+}
+
+void Federation::check_cut(Guard& guard) {
+  if (guard.lost == Loss::None && now() >= guard.cut_at) guard.lost = guard.cut_why;
+  if (guard.lost != Loss::None) throw HospitalLost{};
+}
+
+std::optional<double> Federation::wait_cut(Guard& guard, sg4::Activity& a) {
+  // wait_any_for leaves the activity running at its timeout (a plain wait_for would end it),
+  // so what it has left can still be read before it is cancelled.
+  guard.current = &a;
+  try {
+    const double timeout = guard.cut_at == FaultPlan::kNever ? -1.0 : std::max(0.0, guard.cut_at - now());
+    sg4::Activity::wait_any_for({sg4::ActivityPtr(&a)}, timeout);
+  } catch (const simgrid::Exception&) {  // cancelled by the round: late (cut_the_rest)
+  }
+  guard.current = nullptr;
+  if (a.get_state() == sg4::Activity::State::FINISHED) return std::nullopt;
+  double left = guard.left_when_cancelled;
+  if (a.get_state() != sg4::Activity::State::CANCELED) {
+    left = a.get_remaining();
+    a.cancel();
+  }
+  if (guard.lost == Loss::None) guard.lost = guard.cut_why;
+  return std::max(0.0, left);
+}
+
+// faults.link_trace on the hospital's access links (<name>_up, <name>_down, as the star and
+// the example platforms name them): a daemon actor sets each step's bandwidth (the link's own
+// times the factor) and latency at its instant. SimGrid's profiles would do the same but can
+// only be set before a link is sealed, which an XML platform's are once loaded.
+void Federation::apply_link_trace() {
+  for (const auto& h : hospitals_) {
+    const auto& steps = faults_->link_steps(h->id());
+    if (steps.empty()) continue;
+    std::vector<sg4::Link*> links;
+    for (const char* side : {"_up", "_down"}) {
+      sg4::Link* link = sg4::Link::by_name_or_null(h->name() + side);
+      if (!link)
+        throw world_.scenario.error_at("faults.link_trace", "hospital " + h->name() + " has no access link named " +
+                                                                h->name() + side +
+                                                                " (an XML platform must name its links so)");
+      links.push_back(link);
+    }
+    std::vector<double> peak;
+    for (auto* l : links) peak.push_back(l->get_bandwidth());
+    sg4::Actor::create(h->name() + "/link-trace", server_->host(), [steps, links, peak] {
+      for (const auto& s : steps) {
+        sg4::this_actor::sleep_until(s.time_s);
+        for (size_t i = 0; i < links.size(); ++i) {
+          links[i]->set_bandwidth(peak[i] * s.bandwidth_factor);
+          if (s.latency_s) links[i]->set_latency(*s.latency_s);
+        }
+      }
+    })->daemonize();
+  }
+}
 
 void Federation::check_checkpointable(int round) const {
   const auto& sc = world_.scenario;

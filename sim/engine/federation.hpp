@@ -14,12 +14,14 @@
 #include "data/partition.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
+#include "sim/engine/faults.hpp"
 #include "sim/engine/kept_state.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace simgrid::s4u {
 class Host;
+class Activity;
 }
 
 namespace fedgrid {
@@ -92,7 +94,9 @@ class Federation {
   // --- who takes part
   Node& server() { return *server_; }
   std::vector<Hospital*> hospitals();
-  // A share of hospitals drawn for `round` from the scenario seed, ordered by id.
+  // A share of hospitals drawn for `round` from the scenario seed, ordered by id. With
+  // faults.over_selection, (1 + over_selection) x that many, of which parallel() keeps the
+  // first that many to report.
   std::vector<Hospital*> select(double fraction, int round);
   std::vector<Hospital*> order(int round, Ordering ordering);
 
@@ -116,23 +120,41 @@ class Federation {
   // goes on; `to` takes it with collect(to, round), which waits until it has arrived. Round
   // `round` is what the transfer counts toward (hospitals may be in different rounds at once).
   void post(Hospital& from, Hospital& to, Model model, int round);
-  // The model posted to `at` for `round`, once it has arrived; empty when the run stopped
-  // (a stop condition was met) before it did.
-  std::optional<Model> collect(Hospital& at, int round);
+  // The model `from` posted to `at` for `round`, once it has arrived; empty when the run
+  // stopped (a stop condition was met) before it did, or when it will never come (faults:
+  // `from` was offline or crashed, or the transfer was cut).
+  std::optional<Model> collect(Hospital& at, int round, const Hospital& from);
   // Runs `body(h)` for every hospital concurrently, one simulated actor on each hospital's
   // host, and joins them. Results come back in the order of `hospitals`, never by completion.
   // With timing.cohorts, `body` runs once per cohort, on its representative, and every other
   // member gets a copy of the representative's result.
+  // Under faults, a hospital's body runs under a guard (visit()): the results of hospitals that
+  // were offline, crashed, were cut by their availability or were late (faults.deadline_s; the
+  // ones past the first K with faults.over_selection) are left out: aggregate what arrived.
   template <class F>
   auto parallel(const std::vector<Hospital*>& hospitals, F&& body) {
     using R = decltype(body(*hospitals.front()));
     std::vector<std::optional<R>> slots(hospitals.size());
-    run_parallel(hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
-                 [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); });
+    run_parallel(
+        hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
+        [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); },
+        [&](size_t i) { slots[i].reset(); });
     std::vector<R> results;
     results.reserve(slots.size());
-    for (auto& s : slots) results.push_back(std::move(*s));
+    for (auto& s : slots)
+      if (s) results.push_back(std::move(*s));
     return results;
+  }
+  // A relay's visit: runs body() as hospital `h`'s work in the calling actor. Without faults,
+  // body()'s result. Under faults, empty when `h` is offline as the visit begins, or when a
+  // crash, the end of its availability or the round's deadline cuts the visit short
+  // (hospitals.csv's status says which; what it spent counts as lost in summary.json).
+  template <class F>
+  auto visit(Hospital& h, F&& body) {
+    std::optional<decltype(body())> result;
+    Guard guard;
+    run_guarded(h, guard, [&] { result.emplace(body()); });
+    return result;
   }
   // Asynchronous schedules: starts `body(h)` for every hospital at once and hands each result
   // to `on_result(h, result)` in the calling actor as soon as it is ready, in simulated
@@ -144,7 +166,9 @@ class Federation {
     run_as_completed(
         hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
         [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); },
-        [&](size_t i) { on_result(*hospitals[i], std::move(*slots[i])); });
+        [&](size_t i) {
+          if (slots[i]) on_result(*hospitals[i], std::move(*slots[i]));  // a lost hospital brings nothing
+        });
   }
   // Server-side work: computes `work()` and charges `flops` on the server host.
   template <class F>
@@ -213,6 +237,26 @@ class Federation {
  private:
   friend class Hospital;
   friend class ArrivalQueue;
+  // One hospital's work under faults: the instant it is cut and why, how it ended, what it
+  // spent, and the activity it waits on (so that a round that has what it needs can cut it).
+  struct Guard {
+    double cut_at = FaultPlan::kNever;
+    Loss cut_why = Loss::None;
+    Loss lost = Loss::None;
+    simgrid::s4u::Activity* current = nullptr;
+    double left_when_cancelled = 0;  // what `current` had left when the round cut it
+    int64_t bytes = 0;
+    double seconds = 0, finished_at = -1;
+  };
+  // Runs body() as `h`'s work under `guard` (see visit()); false when it was lost, which is
+  // then recorded (status, loss counters, its peer posts). `counts_update`: false for a
+  // courier, whose loss wastes bytes but loses no update of its own.
+  bool run_guarded(Hospital& h, Guard& guard, const std::function<void()>& body, bool counts_update = true);
+  Guard* guard_here();  // the calling actor's guard, or null
+  void check_cut(Guard& guard);  // throws when the guarded work is already cut
+  // Waits for `a` until the guard's cut; the amount it had left when cut, or empty once done.
+  std::optional<double> wait_cut(Guard& guard, simgrid::s4u::Activity& a);
+  void apply_link_trace();
   // What SimGrid executes for a job's charge on `where`: its FLOPs, or with timing.compute:
   // profile its profiled seconds as work on the host (seconds x host speed).
   double compute_amount(const Node& where, const Charge& charge) const;
@@ -229,7 +273,7 @@ class Federation {
   void fan_out(const std::vector<Hospital*>& hospitals, size_t rep, const std::vector<size_t>& members,
                const FanOut& copy);
   void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
-                    const FanOut& copy);
+                    const FanOut& copy, const std::function<void(size_t)>& drop);
   void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
                         const FanOut& copy, const std::function<void(size_t)>& consume);
   void record(const Activity& a, const Node* from, const Node* to);
@@ -252,6 +296,10 @@ class Federation {
   std::map<long, int> actor_round_;      // actors that run their own rounds (enter_round), by pid
   std::map<long, uint64_t> actor_job_;   // actors of asynchronous jobs (Arrivals): their job number, by pid
   int round_ = 0;
+  double round_started_ = 0;              // when done(round_) let the round begin (faults.deadline_s)
+  std::unique_ptr<FaultPlan> faults_;
+  std::map<long, Guard*> guards_;         // guarded actors, by pid
+  std::map<int, size_t> wanted_;          // round -> hospitals select() wanted (faults.over_selection)
   // Checkpoints: the algorithm's state (first_round), where to write, what the outputs hold.
   std::optional<std::vector<Kept>> kept_;
   std::string checkpoint_path_;
@@ -273,7 +321,7 @@ class ArrivalQueue {
   ArrivalQueue& operator=(const ArrivalQueue&) = delete;
   ~ArrivalQueue();  // stop()
   bool busy(const Hospital& h) const;  // a job started on it and not yet taken
-  std::vector<Hospital*> idle();       // hospitals with no job, by id
+  std::vector<Hospital*> idle();       // hospitals with no job, by id (under faults: that will be back)
   size_t under_way() const { return started_ - taken_; }
   // The schedule ends: jobs still under way are dropped. They run to their end (a training job
   // cannot be cut short), their results are discarded, and the run's figures stay those of the
@@ -314,9 +362,10 @@ class Arrivals : public ArrivalQueue {
   ~Arrivals() { stop(); }  // before results_ goes: dropped jobs still write theirs
   struct Arrival {
     Hospital* hospital;
-    R result;
+    std::optional<R> result;  // empty: the job was lost (faults: a crash, the end of its availability)
   };
-  // Starts `job` on `h` now; its result arrives when it returns.
+  // Starts `job` on `h` now (under faults: once `h` is available); its result arrives when it
+  // returns, or empty when faults cut it.
   void start(Hospital& h, std::function<R()> job) {
     launch(h, [this, job = std::move(job)](uint64_t n) { results_.emplace(n, job()); });
   }
@@ -325,6 +374,7 @@ class Arrivals : public ArrivalQueue {
     auto taken = take();
     if (!taken) return std::nullopt;
     auto it = results_.find(taken->job);
+    if (it == results_.end()) return Arrival{taken->hospital, std::nullopt};
     Arrival a{taken->hospital, std::move(it->second)};
     results_.erase(it);
     return a;

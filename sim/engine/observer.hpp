@@ -32,6 +32,9 @@ struct HospitalRound {
   // Asynchronous algorithms: server versions made between the one its update trained on and the
   // one the update was applied to (the largest, for several updates in the round); else empty.
   std::optional<int> staleness;
+  // ok (it worked this round and its update counted), offline, crashed or late (faults.*), or
+  // empty when the round did not ask it for anything.
+  std::string status;
 };
 
 struct RoundReport {
@@ -71,6 +74,14 @@ struct Arithmetic {
   int threads_per_worker = 1;
 };
 
+// What faults (faults.*) cost the run: updates that never reached their round (offline,
+// crashed, late), hospitals that lost a job to a crash at least once, bytes moved for lost updates
+// (partial transfers included), and the hospital-seconds of compute and transfer they took.
+struct FaultTotals {
+  int64_t updates_lost = 0, hospitals_lost = 0, bytes_wasted = 0;
+  double sim_time_lost_s = 0;
+};
+
 struct RunSummary {
   std::string scenario, algorithm, stop_reason;
   std::optional<Arithmetic> arithmetic;  // none in timing-only runs (no real training)
@@ -85,6 +96,8 @@ struct RunSummary {
       final_global_test_auc;
   double sim_time_s = 0, energy_j = 0;
   int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
+  FaultTotals fault_totals;
+  bool faults = false;  // the scenario declares faults: summary.json reports fault_totals
   std::vector<std::pair<std::string, std::string>> versions;
 };
 

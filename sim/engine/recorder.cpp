@@ -75,7 +75,7 @@ void Recorder::on_start(const RunInfo& info) {
   rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer\n"
           << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
-                "global_test_acc,global_test_auc,staleness\n"
+                "global_test_acc,global_test_auc,staleness,status\n"
              << std::flush;
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
   if (!trace_) return;
@@ -128,7 +128,7 @@ void Recorder::on_round(const RoundReport& r) {
                << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
                << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
                << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << ','
-               << (h.staleness ? std::to_string(*h.staleness) : "") << '\n';
+               << (h.staleness ? std::to_string(*h.staleness) : "") << ',' << h.status << '\n';
   hospitals_ << std::flush;
 }
 
@@ -173,6 +173,13 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"final_global_test_auc", optional(s.final_global_test_auc)},
                            {"energy_j", s.energy_j},
                            {"versions", versions}};
+  if (s.faults) {
+    const auto& f = s.fault_totals;
+    j["faults"] = nlohmann::ordered_json{{"updates_lost", f.updates_lost},
+                                         {"hospitals_lost", f.hospitals_lost},
+                                         {"bytes_wasted", f.bytes_wasted},
+                                         {"sim_time_lost_s", f.sim_time_lost_s}};
+  }
   open_out(dir_ + "/summary.json") << j.dump(2) << "\n";
 }
 

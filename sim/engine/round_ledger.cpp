@@ -1,5 +1,6 @@
 #include "sim/engine/round_ledger.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/engine/crash_points.hpp"
@@ -42,6 +43,19 @@ void RoundLedger::count_transfer(int r, int from, int to, int64_t bytes, int64_t
     auto& st = state.stats[size_t(to)];
     st.bytes_down += bytes, st.comm_s += seconds, st.took_part = true;
   }
+}
+
+void RoundLedger::note_loss(int r, int h, const std::string& why, int64_t bytes, double seconds) {
+  auto& state = round(r);
+  auto& st = state.stats[size_t(h)];
+  if (st.loss.empty() || why == "crashed") st.loss = why;  // a crash outranks what else befell it
+  state.faults.updates_lost += 1;
+  waste(r, bytes, seconds);
+}
+
+void RoundLedger::waste(int r, int64_t bytes, double seconds) {
+  auto& f = round(r).faults;
+  f.bytes_wasted += bytes, f.sim_time_lost_s += seconds;
 }
 
 bool RoundLedger::done(int round, double now) {
@@ -105,7 +119,10 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     r.epoch_transfers += st.epochs;
     r.hospitals.push_back({h.id, h.name, h.tier, st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
-                           scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness});
+                           scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness,
+                           st.loss.empty() ? (st.took_part ? "ok" : "") : st.loss});
+    if (st.loss == "crashed" && !std::binary_search(crashed_.begin(), crashed_.end(), int64_t(h.id)))
+      crashed_.insert(std::upper_bound(crashed_.begin(), crashed_.end(), int64_t(h.id)), int64_t(h.id));
     if (hospital_accuracy[i]) by_tier[h.tier].first += *hospital_accuracy[i], by_tier[h.tier].second++;
   }
   for (const auto& t : tiers_) {
@@ -126,6 +143,10 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
   s.energy_j = r.energy_j;
   s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.bytes_peer += r.bytes_peer, s.messages += r.messages;
   s.epoch_transfers += r.epoch_transfers;
+  s.fault_totals.updates_lost += state.faults.updates_lost;
+  s.fault_totals.bytes_wasted += state.faults.bytes_wasted;
+  s.fault_totals.sim_time_lost_s += state.faults.sim_time_lost_s;
+  s.fault_totals.hospitals_lost = int64_t(crashed_.size());
   if (accuracy) {
     s.final_accuracy = accuracy;
     s.final_f1 = r.f1, s.final_sensitivity = r.sensitivity, s.final_specificity = r.specificity;
@@ -180,6 +201,11 @@ void RoundLedger::save(StateWriter& out) const {
     out.put(key + ".peer", joined(as, &Activity::peer));
     std::vector<int64_t> ints;
     std::vector<double> reals;
+    std::string losses;
+    for (const auto& st : state.stats) losses += st.loss + "\n";
+    out.put(key + ".stats.loss", losses);
+    out.put(key + ".faults", std::vector<int64_t>{state.faults.updates_lost, state.faults.bytes_wasted});
+    out.put(key + ".faults.time_lost_s", state.faults.sim_time_lost_s);
     for (const auto& st : state.stats) {
       if (st.staleness) throw std::logic_error("checkpoint with an asynchronous update under way");
       ints.insert(ints.end(), {st.samples, st.epochs, st.bytes_up, st.bytes_down, st.took_part, st.train_loss.has_value()});
@@ -189,10 +215,12 @@ void RoundLedger::save(StateWriter& out) const {
     out.put(key + ".totals", std::vector<int64_t>{state.bytes_up, state.bytes_down, state.bytes_peer, state.messages});
   }
   out.put("ledger.open_rounds", open);
+  out.put("ledger.crashed", crashed_);
 }
 
 void RoundLedger::restore(const StateReader& in) {
   load_summary(in, "ledger.summary", summary_);
+  crashed_ = in.integers("ledger.crashed");
   rounds_.clear();
   for (int64_t r : in.integers("ledger.open_rounds")) {
     const std::string key = "ledger.round." + std::to_string(r);
@@ -213,6 +241,11 @@ void RoundLedger::restore(const StateReader& in) {
       st.compute_s = reals.at(3 * h), st.comm_s = reals.at(3 * h + 1);
       if (ints.at(6 * h + 5)) st.train_loss = reals.at(3 * h + 2);
     }
+    const auto losses = lines(in.text(key + ".stats.loss"));
+    for (size_t h = 0; h < state.stats.size(); ++h) state.stats[h].loss = losses.at(h);
+    const auto faults = in.integers(key + ".faults");
+    state.faults.updates_lost = faults.at(0), state.faults.bytes_wasted = faults.at(1);
+    state.faults.sim_time_lost_s = in.real(key + ".faults.time_lost_s");
     const auto totals = in.integers(key + ".totals");
     state.bytes_up = totals.at(0), state.bytes_down = totals.at(1), state.bytes_peer = totals.at(2);
     state.messages = totals.at(3);
@@ -234,6 +267,7 @@ RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pai
   }
   rounds_.clear();
   s.bytes_total = s.bytes_up + s.bytes_down + s.bytes_peer;
+  s.faults = scenario_.faults.any();
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);
   return s;

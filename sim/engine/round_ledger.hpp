@@ -27,6 +27,7 @@ struct HospitalStats {
   int64_t bytes_up = 0, bytes_down = 0;
   bool took_part = false;
   std::optional<int> staleness;  // an asynchronous update applied this round (the largest)
+  std::string loss;              // why its update was lost (offline, crashed, late), or empty
 };
 
 // What a round has done so far: passed on when the round is reported, dropped when it ended
@@ -35,6 +36,7 @@ struct RoundState {
   std::vector<HospitalStats> stats;  // by hospital id
   std::vector<Activity> activities;
   int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
+  FaultTotals faults;  // hospitals_lost: counted when reported, from the crashed statuses
 };
 
 // A hospital as the ledger names it in hospitals.csv.
@@ -56,6 +58,12 @@ class RoundLedger {
   // round's bytes up (to the server), down (from it) or peer to peer, and each hospital end's
   // communication figures (-1: the server).
   void count_transfer(int round, int from, int to, int64_t bytes, int64_t k, double seconds);
+
+  // Faults: hospital `h`'s update of `round` is lost (`why`: offline, crashed, late) after it
+  // moved `bytes` and spent `seconds`; waste() counts work lost with no update of its own (a
+  // peer-to-peer post cut short).
+  void note_loss(int round, int h, const std::string& why, int64_t bytes, double seconds);
+  void waste(int round, int64_t bytes, double seconds);
 
   // True once the run should stop before `round` (rounds, target accuracy, time budget).
   bool done(int round, double now);
@@ -87,6 +95,7 @@ class RoundLedger {
   std::function<void()> on_stop_;
   std::map<int, RoundState> rounds_;
   RunSummary summary_;
+  std::vector<int64_t> crashed_;  // hospitals that lost a job to a crash, sorted (hospitals_lost)
   bool target_reached_ = false, over_budget_ = false, stopping_ = false;
 };
 

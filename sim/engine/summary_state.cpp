@@ -31,6 +31,10 @@ void summary_fields(S& s, Visit&& v) {
   v("bytes_down", s.bytes_down);
   v("bytes_peer", s.bytes_peer);
   v("messages", s.messages);
+  v("faults.updates_lost", s.fault_totals.updates_lost);
+  v("faults.hospitals_lost", s.fault_totals.hospitals_lost);
+  v("faults.bytes_wasted", s.fault_totals.bytes_wasted);
+  v("faults.sim_time_lost_s", s.fault_totals.sim_time_lost_s);
 }
 
 using TierFigures = std::vector<std::pair<std::string, std::optional<double>>>;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/core/csv_number.hpp"
 #include "sim/core/input_error.hpp"
 
 namespace fedgrid {
@@ -38,22 +39,8 @@ std::string model_key(const models::ModelSpec& s) {
   return fmt::format("{} width {} on {}, {} classes", s.arch, s.width_multiplier, input_shape(s), s.num_classes);
 }
 
-double number(const std::string& cell, const std::string& file, int line, const char* column, bool positive) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(cell, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (cell.empty() || used != cell.size()) throw InputError(file, line, column, "expected a number, got '" + cell + "'");
-  if (v < 0 || (positive && v == 0) || !std::isfinite(v))
-    throw InputError(file, line, column, std::string("must be ") + (positive ? "positive" : "non-negative") + ", got " + cell);
-  return v;
-}
-
 int64_t whole(const std::string& cell, const std::string& file, int line, const char* column) {
-  const double v = number(cell, file, line, column, true);
+  const double v = csv_number(cell, file, line, column, true);
   if (v != double(int64_t(v))) throw InputError(file, line, column, "expected a whole number, got '" + cell + "'");
   return int64_t(v);
 }
@@ -81,7 +68,7 @@ std::vector<ProfileRow> read_file(const std::string& file) {
       if (r.device.empty()) throw InputError(file, line, "device", "empty device name");
       r.spec.arch = c[1];
       try {
-        r.spec.width_multiplier = number(c[2], file, line, "width_multiplier", true);
+        r.spec.width_multiplier = csv_number(c[2], file, line, "width_multiplier", true);
         parse_input(c[3], r.spec, file, line);
         r.spec.num_classes = int(whole(c[4], file, line, "classes"));
         models::model_cost(r.spec);
@@ -90,12 +77,12 @@ std::vector<ProfileRow> read_file(const std::string& file) {
       }
       r.batch_size = whole(c[5], file, line, "batch_size");
       r.threads = int(whole(c[6], file, line, "threads"));
-      r.train_step_s = number(c[7], file, line, "train_step_s", true);
-      r.train_step_min_s = number(c[8], file, line, "train_step_min_s", true);
-      r.eval_sample_s = number(c[9], file, line, "eval_sample_s", true);
-      r.eval_sample_min_s = number(c[10], file, line, "eval_sample_min_s", true);
+      r.train_step_s = csv_number(c[7], file, line, "train_step_s", true);
+      r.train_step_min_s = csv_number(c[8], file, line, "train_step_min_s", true);
+      r.eval_sample_s = csv_number(c[9], file, line, "eval_sample_s", true);
+      r.eval_sample_min_s = csv_number(c[10], file, line, "eval_sample_min_s", true);
       r.repeats = int(whole(c[11], file, line, "repeats"));
-      r.spread = number(c[12], file, line, "spread", false);
+      r.spread = csv_number(c[12], file, line, "spread", false);
       rows.push_back(std::move(r));
     }
   } catch (const io::error::base& e) {

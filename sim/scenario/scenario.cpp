@@ -103,6 +103,8 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   auto& t = s.training;
   t.surrogate = resolve_path(t.surrogate, file);
   s.timing.profile = resolve_path(s.timing.profile, file);
+  for (auto* trace : {&s.faults.availability_trace, &s.faults.crash_trace, &s.faults.link_trace})
+    *trace = resolve_path(*trace, file);
   if (s.output.dir.empty()) s.output.dir = "results/" + s.name;
 
   // Cross-key checks that the per-key table cannot express.
@@ -154,6 +156,8 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
                                                     "would differ from its members')").problems()[0]);
   if (s.timing.cohorts && !p.xml.empty())
     problems.push_back(s.error_at("timing.cohorts", "works on the built-in star platform, not on platform.xml").problems()[0]);
+  if (s.timing.cohorts && s.faults.any())
+    problems.push_back(s.error_at("timing.cohorts", "cannot be combined with faults.*: a fault makes a cohort's members differ").problems()[0]);
   if (!problems.empty()) throw InputError(problems);
   return s;
 }
