@@ -386,6 +386,11 @@ TEST(Faults, BadTracesAndCombinationsAreInputErrors) {
     auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out" + sets);
     EXPECT_EQ(r.exit_code, 2) << c.extra << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expected), std::string::npos) << "missing '" << c.expected << "' in\n" << r.output;
+    if (c.extra.find("_trace") != std::string::npos) {  // validate reads the trace files as run does
+      auto v = test::run_fedgrid("validate " + dir + "/s.yaml");
+      EXPECT_EQ(v.exit_code, 2) << v.output;
+      EXPECT_NE(v.output.find(c.expected), std::string::npos) << "validate: missing '" << c.expected << "' in\n" << v.output;
+    }
   }
   // FedSKD's pipelined schedule refuses faults.
   test::expect_run_input_error("faults-bad-skd", faulty_tiny("faults-bad-skd"),

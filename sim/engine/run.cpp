@@ -15,6 +15,7 @@
 #include "platforms/platform_xml_check.hpp"
 #include "platforms/roster.hpp"
 #include "sim/engine/data_setup.hpp"
+#include "sim/engine/faults.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/progress.hpp"
@@ -167,8 +168,17 @@ void check_platform_and_data(const Scenario& s) {
   if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
     throw s.error_at("platform.server.tier",
                      "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
-  if (s.platform.xml.empty()) hospital_machines(s, catalog);
-  else platforms::check_platform_xml(s.platform.xml);
+  if (s.platform.xml.empty()) {
+    const auto machines = hospital_machines(s, catalog);
+    // The fault traces name hospitals: read them now, so that validate refuses what run would.
+    if (s.faults.any()) {
+      std::vector<std::string> names;
+      for (const auto& m : machines) names.push_back(m.name);
+      FaultPlan(s, names);
+    }
+  } else {
+    platforms::check_platform_xml(s.platform.xml);
+  }
   if (!s.training.timing_only) {
     try {
       resolve_device(s.training.device);
