@@ -29,6 +29,10 @@
 //  7. alpha must be > 0 (alpha 0 never moves the model); the shared key allows 0 for unifed.
 //  8. When the run stops (stop.rounds, target accuracy, time budget) the jobs under way are
 //     dropped: the run's figures are those of the last mix reported.
+//  9. Faults (faults.*): a job cut by a crash or the end of its hospital's availability brings
+//     nothing; the scheduler starts another (a job on a hospital that is down waits until it
+//     is back; one that will never be back is not chosen). Per-round draws, deadlines and
+//     over-selection have no round to act on here and are refused.
 #include <memory>
 #include <stdexcept>
 #include <vector>

@@ -31,6 +31,8 @@
 //     eta_g (algorithm.server_lr, default 1 here: the mean delta as it is).
 //  7. When the run stops (stop.rounds, target accuracy, time budget) the jobs under way and a
 //     partly filled buffer are dropped: the run's figures are those of the last flush reported.
+//  8. Faults (faults.*): as FedAsync (fedasync.cpp, 9): a lost job adds nothing to the buffer
+//     and another starts.
 #include <algorithm>
 #include <map>
 #include <memory>

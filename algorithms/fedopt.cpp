@@ -49,6 +49,8 @@
 //       x + eta m / (sqrt(v) + tau)                       5 (sqrt, add, divide, multiply, add)
 //     so 11 (fedadagrad), 15 (fedyogi), 13 (fedadam) per parameter; buffers cost nothing beyond
 //     the average. Timing-only runs charge the same and keep no m, v.
+//   - Faults (faults.*): the server steps from the average of the updates that arrived; a round
+//     where none arrived takes no step (m and v stay as they are).
 #include <cmath>
 #include <stdexcept>
 #include <string>

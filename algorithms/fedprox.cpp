@@ -5,6 +5,7 @@
 // at the received global model w^t (once per round, not per local epoch as in UniFed's code).
 // Same messages, same bytes; the proximal arithmetic is not charged (a few FLOPs per value
 // per step against the network's thousands).
+// Under faults (faults.*), FedAvg's rounds: the average of the updates that arrived (fedavg.cpp).
 #include <vector>
 
 #include "algorithms/fedavg.hpp"
