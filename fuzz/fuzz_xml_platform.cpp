@@ -33,7 +33,7 @@ const fedgrid::platforms::TierCatalog& catalog() {
   sg_host_energy_plugin_init();
   simgrid::s4u::Engine engine(&argc, argv);
   try {
-    fedgrid::platforms::load_xml_platform(file, "server", catalog());
+    fedgrid::platforms::load_xml_platform(file, {}, catalog());
   } catch (const fedgrid::platforms::PlatformError&) {
   }
   _exit(0);  // no atexit handlers: the parent owns the scratch folder

@@ -1,5 +1,6 @@
 #include "platforms/topology.hpp"
 
+#include <fnmatch.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -139,7 +140,7 @@ PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<M
   return out;
 }
 
-PlatformHosts load_xml_platform(const std::string& xml, const std::string& server_host, const TierCatalog& tiers) {
+PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mapping, const TierCatalog& tiers) {
   if (std::error_code ec; !std::filesystem::exists(xml, ec)) throw PlatformError(xml, 0, "platform.xml", "platform file not found");
   check_platform_xml(xml);  // SimGrid aborts on some bad values rather than throwing
   auto* engine = sg4::Engine::get_instance();
@@ -149,11 +150,22 @@ PlatformHosts load_xml_platform(const std::string& xml, const std::string& serve
     throw PlatformError(xml, 0, "platform.xml", std::string("SimGrid cannot load it: ") + e.what());
   }
   PlatformHosts out;
-  out.server = engine->host_by_name_or_null(server_host);
-  if (!out.server) throw PlatformError(xml, 0, "platform.server.host", "no host named '" + server_host + "' in the XML");
+  out.server = engine->host_by_name_or_null(mapping.server_host);
+  if (!out.server)
+    throw PlatformError(xml, 0, "platform.server.host", "no host named '" + mapping.server_host + "' in the XML");
+  auto matches = [](const std::string& pattern, const std::string& name) {
+    return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+  };
+  auto tier_of = [&](sg4::Host* h) -> std::string {
+    if (const char* tier = h->get_property("tier")) return tier;
+    if (h == out.server) return mapping.server_tier;
+    for (const auto& [pattern, tier] : mapping.tiers)
+      if (matches(pattern, h->get_name())) return tier;
+    throw PlatformError(xml, 0, "platform.xml_tiers",
+                        "host '" + h->get_name() + "' has no 'tier' property and no platform.xml_tiers entry matches it");
+  };
   auto describe = [&](sg4::Host* h) {
-    const char* tier = h->get_property("tier");
-    if (!tier) throw PlatformError(xml, 0, "tier", "host '" + h->get_name() + "' has no 'tier' property");
+    const std::string tier = tier_of(h);
     const Tier* t = tiers.find(tier);
     if (!t) throw PlatformError(xml, 0, "tier", "host '" + h->get_name() + "': unknown tier '" + tier + "' (known: " + tiers.names() + ")");
     MachineSpec m = machine_from_tier(h->get_cname(), *t);
@@ -171,8 +183,18 @@ PlatformHosts load_xml_platform(const std::string& xml, const std::string& serve
   out.server_spec = describe(out.server);
   auto hosts = engine->get_all_hosts();
   std::sort(hosts.begin(), hosts.end(), [](auto* a, auto* b) { return a->get_name() < b->get_name(); });
+  for (const auto& pattern : mapping.hospitals)
+    if (std::none_of(hosts.begin(), hosts.end(), [&](auto* h) { return h != out.server && matches(pattern, h->get_name()); }))
+      throw PlatformError(xml, 0, "platform.xml_hospitals", "no host but the server matches '" + pattern + "'");
   for (auto* h : hosts) {
-    if (h == out.server) continue;
+    const bool hospital =
+        h != out.server && (mapping.hospitals.empty() ||
+                            std::any_of(mapping.hospitals.begin(), mapping.hospitals.end(),
+                                        [&](const std::string& p) { return matches(p, h->get_name()); }));
+    if (!hospital) {
+      if (h != out.server && !h->get_property("wattage_per_state")) set_power(h, 0, 0);  // outside the federation
+      continue;
+    }
     out.hospitals.push_back(h);
     out.hospital_specs.push_back(describe(h));
   }

@@ -4,6 +4,7 @@
 // A transfer from A to B crosses A's uplink, the backbone and B's downlink, so the server's
 // downlink is a real bottleneck when many hospitals upload at once.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "platforms/roster.hpp"
@@ -59,10 +60,23 @@ constexpr size_t kMaxCohortHosts = 2000;
 // representative (the first of them by index). Returns representative[i] for every hospital.
 std::vector<int> group_cohorts(const std::vector<MachineSpec>& hospitals, const std::vector<int64_t>& samples);
 
-// A user's SimGrid XML platform: the host named `server_host` is the server, every other
-// host a hospital (sorted by name) whose tier is its "tier" property. Speeds and links come
-// from the XML; the tier names the group in metrics and supplies power figures when the XML
-// has none. Throws InputError for a missing server host, tier property or unknown tier.
-PlatformHosts load_xml_platform(const std::string& xml, const std::string& server_host, const TierCatalog& tiers);
+// Which hosts of a user's XML platform take part, and their tiers.
+struct XmlMapping {
+  std::string server_host = "server";
+  std::string server_tier = "cloud";  // when the server host has no "tier" property
+  // Hospital hosts: names or glob patterns (node-*.site); empty: every host but the server.
+  std::vector<std::string> hospitals;
+  // (host pattern, tier) for hosts without a "tier" property: the first that matches.
+  std::vector<std::pair<std::string, std::string>> tiers;
+};
+
+// A user's SimGrid XML platform, as SimGrid loads it: the host named `server_host` is the
+// server, the hosts `hospitals` selects are hospitals (sorted by name). A host's tier is its
+// "tier" property, else the first of `tiers` that matches it (the server: server_tier).
+// Speeds and links come from the XML; the tier names the group in metrics and supplies power
+// figures when the XML has none (hosts outside the federation get 0 W, so SimGrid's energy
+// plugin has nothing to warn about). Throws PlatformError for a missing server host, a
+// pattern that matches no host, a hospital without a tier, or an unknown tier.
+PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mapping, const TierCatalog& tiers);
 
 }  // namespace fedgrid::platforms

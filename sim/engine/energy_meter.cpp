@@ -1,6 +1,5 @@
 #include "sim/engine/energy_meter.hpp"
 
-#include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -42,15 +41,46 @@ struct EnergyMeter::Meters {
   }
 };
 
+namespace {
+
+// A host's power figures at its pstate, read from its properties as SimGrid's energy plugin
+// reads them: wattage_per_state "idle:epsilon:all cores" (or "idle:all cores", epsilon = idle)
+// per pstate, comma-separated; wattage_off. No figures: 0 W (fedgrid sets them from the tier
+// catalog for every host it uses, and XML platforms are checked before they load).
+struct Power {
+  double idle = 0, one_core = 0, all_cores = 0, off = 0;
+};
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (size_t end; (end = text.find(sep, at)) != std::string::npos; at = end + 1) out.push_back(text.substr(at, end - at));
+  out.push_back(text.substr(at));
+  return out;
+}
+
+Power power_of(const sg4::Host* h) {
+  Power p;
+  if (const char* off = h->get_property("wattage_off")) p.off = std::stod(off);
+  const char* states = h->get_property("wattage_per_state");
+  if (!states) return p;
+  const auto per_state = split(states, ',');
+  const auto v = split(per_state.at(std::min(per_state.size() - 1, size_t(h->get_pstate()))), ':');
+  p.idle = std::stod(v.at(0));
+  p.one_core = v.size() == 2 ? p.idle : std::stod(v.at(1));
+  p.all_cores = std::stod(v.back());
+  return p;
+}
+
+}  // namespace
+
 EnergyMeter::EnergyMeter(const std::vector<sg4::Host*>& hosts) : meters_(std::make_shared<Meters>()) {
   for (auto* h : hosts) {
     auto [it, fresh] = meters_->index.emplace(h, meters_->hosts.size());
     meters_->listed.push_back(it->second);
     if (!fresh) continue;
-    const int pstate = int(h->get_pstate());
-    const char* off = h->get_property("wattage_off");
-    meters_->hosts.push_back({sg_host_get_idle_consumption_at(h, pstate), sg_host_get_wattmin_at(h, pstate),
-                              sg_host_get_wattmax_at(h, pstate), off ? std::stod(off) : 0.0, h->get_core_count()});
+    const Power p = power_of(h);
+    meters_->hosts.push_back({p.idle, p.one_core, p.all_cores, p.off, h->get_core_count()});
   }
   std::weak_ptr<Meters> weak = meters_;
   auto change = [weak](const sg4::Host* h, int running_delta) {

@@ -1,6 +1,8 @@
 #pragma once
 // Energy of the federation's hosts, metered by fedgrid itself from the power figures SimGrid's
-// energy plugin reads (wattage_per_state "idle:one core busy:all cores busy", wattage_off).
+// energy plugin would read (wattage_per_state "idle:one core busy:all cores busy", wattage_off),
+// read here from the hosts' properties; the plugin is not loaded (it warns about every host of
+// a user's platform without figures, hosts fedgrid does not use included).
 // The plugin's own total is a sum over its update points, which depend on every earlier event;
 // a run resumed from a checkpoint has another history, so its sums would differ in the last
 // bits. Here each host's joules and the instant they were last brought up to date are plain

@@ -1,6 +1,5 @@
 #include "sim/engine/run.hpp"
 
-#include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <spdlog/spdlog.h>
@@ -8,6 +7,7 @@
 #include <chrono>
 #include <map>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "data/rng.hpp"
@@ -163,6 +163,31 @@ auto platform_input(F&& f) {
   }
 }
 
+// SimGrid's own log output follows fedgrid's --log-level: its info messages only from debug on
+// (they describe SimGrid's configuration), its warnings and errors as fedgrid's.
+std::string simgrid_threshold(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::trace:
+    case spdlog::level::debug: return "info";
+    case spdlog::level::info:
+    case spdlog::level::warn: return "warning";
+    case spdlog::level::err: return "error";
+    default: return "critical";
+  }
+}
+
+// What the scenario says of an XML platform's hosts: the server, the hospitals, their tiers.
+platforms::XmlMapping xml_mapping(const Scenario& s) {
+  platforms::XmlMapping m{s.platform.server_host, s.platform.server_tier, {}, {}};
+  std::stringstream list(s.platform.xml_hospitals);
+  for (std::string item; std::getline(list, item, ',');) {
+    const auto first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+    if (first != std::string::npos) m.hospitals.push_back(item.substr(first, last - first + 1));
+  }
+  for (const auto& rule : s.platform.xml_tiers) m.tiers.emplace_back(rule.hosts, rule.tier);
+  return m;
+}
+
 void check_platform_and_data(const Scenario& s) {
   auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
   if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
@@ -203,7 +228,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   const auto t_start = std::chrono::steady_clock::now();
   check_scenario(s);
 
-  std::vector<std::string> args{"fedgrid", "--log=root.thresh:warning"};
+  std::vector<std::string> args{"fedgrid", "--log=root.thresh:" + simgrid_threshold(spdlog::get_level())};
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer cannot follow SimGrid's default (raw) context switches; thread contexts
   // are clean under it (notes in README "Reliability"). Only the sanitizer build (./dev.sh
@@ -214,7 +239,6 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = int(argv.size());
-  sg_host_energy_plugin_init();
   sg4::Engine engine(&argc, argv.data());
   configure_engine(engine, s);
 
@@ -223,7 +247,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
   std::vector<platforms::MachineSpec> machines;
   if (!s.platform.xml.empty())
-    world.platform = platforms::load_xml_platform(s.platform.xml, s.platform.server_host, world.catalog);
+    world.platform = platforms::load_xml_platform(s.platform.xml, xml_mapping(s), world.catalog);
   else
     machines = hospital_machines(s, world.catalog);
   const int n = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());

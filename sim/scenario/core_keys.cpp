@@ -55,6 +55,13 @@ KeySet<HospitalGroup> hospital_group_keys() {
               {.min = 0, .max = 1, .min_exclusive = true}, {});
 }
 
+KeySet<XmlTierRule> xml_tier_keys() {
+  using R = XmlTierRule;
+  return KeySet<R>()
+      .add("hosts", &R::hosts, none, "Host name or glob pattern (e.g. node-*.site)", {.required = true})
+      .add("tier", &R::tier, none, "Tier of the hosts it matches (see `fedgrid list tiers`)", {.required = true});
+}
+
 KeySet<DataTask> data_task_keys() {
   using D = DataTask;
   return KeySet<D>()
@@ -78,7 +85,7 @@ KeySet<Scenario> build() {
                          "Tier catalog YAML (default: platforms/tiers.yaml)")
       .group("platform.server", "The aggregation server")
       .bind<std::string>("platform.server.tier", [](S& s) -> auto& { return s.platform.server_tier; }, "cloud",
-                         "Tier of the server host")
+                         "Tier of the server host (with platform.xml: when the host has no 'tier' property)")
       .bind<std::string>("platform.server.host", [](S& s) -> auto& { return s.platform.server_host; }, "server",
                          "With platform.xml: name of the server host in the XML")
       .bind<std::string>("platform.server.profile_device",
@@ -92,7 +99,12 @@ KeySet<Scenario> build() {
       .bind<std::string>("platform.roster", [](S& s) -> auto& { return s.platform.roster; }, none,
                          "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s,profile_device,speed_factor]); replaces hospitals")
       .bind<std::string>("platform.xml", [](S& s) -> auto& { return s.platform.xml; }, none,
-                         "SimGrid XML platform; every host but the server is a hospital and needs a 'tier' property")
+                         "SimGrid XML platform, as SimGrid loads it; platform.server.host is the server, platform.xml_hospitals the hospitals")
+      .bind<std::string>("platform.xml_hospitals", [](S& s) -> auto& { return s.platform.xml_hospitals; }, none,
+                         "With platform.xml: the hospital hosts, names or glob patterns separated by commas (default: every host but the server)")
+      .bind_list<XmlTierRule>("platform.xml_tiers", [](S& s) -> auto& { return s.platform.xml_tiers; },
+                              "With platform.xml: tiers of hosts without a 'tier' property, [{hosts: PATTERN, tier: NAME}], the first match wins",
+                              xml_tier_keys())
       .bind<std::string>("platform.tier_ratio", [](S& s) -> auto& { return s.platform.tier_ratio; }, none,
                          "weak:medium:strong hospital counts in this ratio (e.g. 7:2:1), with platform.hospital_count; replaces hospitals")
       .bind<int>("platform.hospital_count", [](S& s) -> auto& { return s.platform.hospital_count; }, none,

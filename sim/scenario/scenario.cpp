@@ -154,6 +154,10 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   if (s.timing.cohorts && s.timing.network != "cm02")
     problems.push_back(s.error_at("timing.cohorts", "needs timing.network: cm02 (under LV08 a representative's RTT weight "
                                                     "would differ from its members')").problems()[0]);
+  if (p.xml.empty() && !p.xml_hospitals.empty())
+    problems.push_back(s.error_at("platform.xml_hospitals", "is read only with platform.xml").problems()[0]);
+  if (p.xml.empty() && !p.xml_tiers.empty())
+    problems.push_back(s.error_at("platform.xml_tiers", "is read only with platform.xml").problems()[0]);
   if (s.timing.cohorts && !p.xml.empty())
     problems.push_back(s.error_at("timing.cohorts", "works on the built-in star platform, not on platform.xml").problems()[0]);
   if (s.timing.cohorts && s.faults.any())

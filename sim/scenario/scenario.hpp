@@ -29,6 +29,11 @@ struct HospitalGroup {
 };
 
 // One task of data.tasks: a dataset (optionally a subset of its classes) for a group of hospitals.
+// platform.xml_tiers: the tier of the XML hosts matching `hosts` (a name or glob pattern).
+struct XmlTierRule {
+  std::string hosts, tier;
+};
+
 struct DataTask {
   std::string dataset;       // as data.dataset, paths resolved
   std::vector<int> classes;  // original labels kept, in order; empty = all
@@ -56,6 +61,8 @@ struct Scenario {
     std::optional<int> hospital_count;
     std::string roster;  // resolved path or empty
     std::string xml;     // resolved path or empty
+    std::string xml_hospitals;           // hospital hosts: names or glob patterns, comma-separated
+    std::vector<XmlTierRule> xml_tiers;  // first match wins, after a host's own "tier" property
     double backbone_bandwidth_bps = 100e9;
     double backbone_latency_s = 0;
   } platform;
