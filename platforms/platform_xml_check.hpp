@@ -4,10 +4,13 @@
 // with 0 cores, a pstate beyond its speeds, a malformed wattage_per_state): those must be
 // input errors instead (exit code 2), so every value SimGrid would die on is checked here.
 //
-// The check accepts the part of SimGrid's platform format (version 4.1) that fedgrid's
-// platforms use: platform, zone (routing Full, Floyd, Dijkstra, DijkstraCache), host, link,
-// router, route, zoneRoute, link_ctn and prop. Anything else (clusters, trace files, config)
-// is refused by name rather than handed to SimGrid unchecked.
+// The check accepts the part of SimGrid's platform format (version 4.1) that describes
+// machines and networks: platform, zone (routing Full, Floyd, Dijkstra, DijkstraCache, nested
+// as deep as wanted), cluster (FLAT with its backbone, TORUS, FAT_TREE, DRAGONFLY), host,
+// link, router, route, zoneRoute, link_ctn and prop. Anything else (Vivaldi and Wifi zones,
+// hand-built Cluster zones with host_link, trace files, config, actors) is refused by name
+// rather than handed to SimGrid unchecked. A hierarchical cluster must name exactly one host
+// per node of its topology (SimGrid dies when it has fewer and silently drops the extra).
 #include <string>
 
 namespace fedgrid::platforms {

@@ -140,12 +140,25 @@ PlatformHosts build_star_platform(const MachineSpec& server, const std::vector<M
   return out;
 }
 
+bool connected(simgrid::s4u::Host* from, simgrid::s4u::Host* to) {
+  if (from == to) return true;
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  try {
+    from->route_to(to, links, &latency);
+  } catch (const std::exception&) {  // SimGrid: "No route from zone A to zone B"
+    return false;
+  }
+  return !links.empty() || latency > 0;  // what SimGrid's CM02 asks of a transfer
+}
+
 PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mapping, const TierCatalog& tiers) {
   if (std::error_code ec; !std::filesystem::exists(xml, ec)) throw PlatformError(xml, 0, "platform.xml", "platform file not found");
   check_platform_xml(xml);  // SimGrid aborts on some bad values rather than throwing
   auto* engine = sg4::Engine::get_instance();
   try {
     engine->load_platform(xml);
+    engine->seal_platform();  // routes are computed when zones seal (Floyd, clusters)
   } catch (const std::exception& e) {
     throw PlatformError(xml, 0, "platform.xml", std::string("SimGrid cannot load it: ") + e.what());
   }
@@ -199,6 +212,13 @@ PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mappin
     out.hospital_specs.push_back(describe(h));
   }
   if (out.hospitals.empty()) throw PlatformError(xml, 0, "platform.xml", "the platform has no hospital hosts");
+  // SimGrid dies on a transfer with no path: every hospital must reach the server and back.
+  for (auto* h : out.hospitals)
+    for (auto [from, to] : {std::pair{h, out.server}, std::pair{out.server, h}})
+      if (!connected(from, to))
+        throw PlatformError(xml, 0, "platform.xml",
+                            "no route from '" + from->get_name() + "' to '" + to->get_name() +
+                                "': add a <route> (or zoneRoute) between them, or leave the host out with platform.xml_hospitals");
   for (size_t i = 0; i < out.hospitals.size(); ++i) out.representative.push_back(int(i));
   out.cohort_size.assign(out.hospitals.size(), 1);
   return out;

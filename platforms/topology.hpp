@@ -79,4 +79,8 @@ struct XmlMapping {
 // pattern that matches no host, a hospital without a tier, or an unknown tier.
 PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mapping, const TierCatalog& tiers);
 
+// Whether a transfer from `from` to `to` has a path (links, or at least a latency), as
+// SimGrid's network model requires; it aborts the process otherwise.
+bool connected(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
+
 }  // namespace fedgrid::platforms

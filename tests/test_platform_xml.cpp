@@ -25,6 +25,11 @@ TEST(PlatformXml, ValuesSimGridAbortsOnAreInputErrors) {
                                                        {"pstate_beyond_speeds.xml", "key 'pstate'"},
                                                        {"wattage_not_numbers.xml", "key 'wattage_per_state'"},
                                                        {"wattage_one_profile_two_speeds.xml", "key 'wattage_per_state'"},
+                                                       {"dragonfly_three_parts.xml", "key 'topo_parameters'"},
+                                                       {"torus_fewer_radicals.xml", "key 'radical'"},
+                                                       {"host_link_unknown_link.xml", "key 'up'"},
+                                                       // No link on its route: the first transfer aborts.
+                                                       {"cluster_zone_host_without_host_link.xml", "key 'host_link'"},
                                                        // Found by fuzz_xml_platform: a NUL inside the value hid
                                                        // "10" alone from the check, not from SimGrid.
                                                        {"nul_in_wattage.xml",
@@ -57,7 +62,7 @@ const char* kTail = "</zone>\n</platform>\n";
 TEST(PlatformXml, MalformedOrUnsupportedPlatformsNameTheLine) {
   expect_refused(std::string(kHead) + "<host id=\"a\" speed=\"1Gf\">\n", "p.xml:4: key 'platform.xml': not well-formed XML: <host> is never closed");
   expect_refused(std::string(kHead) + "<host id=\"a\" speed=\"1Gf\"/>\n</zone>\n</platfrom>\n", "p.xml:6: key 'platform.xml': not well-formed XML: </platfrom> closes <platform>");
-  expect_refused(std::string(kHead) + "<cluster id=\"c\"/>\n" + kTail, "p.xml:4: <cluster id='c'>: element not supported");
+  expect_refused(std::string(kHead) + "<peer id=\"c\"/>\n" + kTail, "p.xml:4: <peer id='c'>: element not supported");
   expect_refused(std::string(kHead) + "<host id=\"a\" speed=\"1Gf\" availability_file=\"x\"/>\n" + kTail,
                  "p.xml:4: key 'availability_file': <host id='a'>: attribute not supported here");
   expect_refused(std::string(kHead) + "<host id=\"a\" speed=\"0f\"/>\n" + kTail, "key 'speed'");
@@ -70,6 +75,53 @@ TEST(PlatformXml, MalformedOrUnsupportedPlatformsNameTheLine) {
                  "p.xml:5: key 'dst': <route>: no host or router named 'b'");
   expect_refused("<platform version=\"3\"><zone id=\"z\" routing=\"Full\"/></platform>", "key 'version'");
   expect_refused("<platform version=\"4.1\"><zone id=\"z\" routing=\"Vivaldi\"/></platform>", "key 'routing'");
+}
+
+// <cluster> and Cluster zones: what SimGrid would die on, or silently take differently.
+TEST(PlatformXml, ClustersAndClusterZonesAreChecked) {
+  auto cluster = [](const std::string& attributes) {
+    return std::string(kHead) + "<cluster id=\"c\" prefix=\"n-\" suffix=\".org\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" " +
+           attributes + "/>\n" + kTail;
+  };
+  expect_refused(cluster("radical=\"0-x\""), "p.xml:4: key 'radical': <cluster id='c'>: '0-x' is neither a number nor a range");
+  expect_refused(cluster("radical=\"5-2\""), "key 'radical': <cluster id='c'>: the range '5-2' ends before it starts");
+  expect_refused(cluster("radical=\"0-99999999\""), "more than 1000000 hosts");
+  expect_refused(cluster("radical=\"0-3\" topo_parameters=\"2,2\""), "only TORUS, FAT_TREE and DRAGONFLY clusters take");
+  expect_refused(cluster("radical=\"0-3\" topology=\"TORUS\" topo_parameters=\"2,3\""),
+                 "the TORUS topology holds 6 nodes but the radical names 4 hosts");
+  expect_refused(cluster("radical=\"0-3\" topology=\"TORUS\" topo_parameters=\"4,99999999999\""), "is not a positive integer");
+  expect_refused(cluster("radical=\"0-15\" topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2\""), "four parts separated by ';'");
+  expect_refused(cluster("radical=\"0-15\" topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1\""),
+                 "part 4 has 1 figures for 2 levels");
+  expect_refused(cluster("radical=\"0-3\" topology=\"TORUS\" topo_parameters=\"2,2\" bb_bw=\"1GBps\""),
+                 "a TORUS cluster has no backbone or router");
+  expect_refused(cluster("radical=\"0-3\" bb_bw=\"1GBps\" bb_lat=\"-1ms\""), "key 'bb_lat'");
+  expect_refused(cluster("radical=\"0-3\" bb_sharing_policy=\"SPLITDUPLEX\""), "key 'bb_sharing_policy'");
+  expect_refused(cluster("radical=\"0-3\" core=\"0\""), "key 'core'");
+  const std::string zone_head = "<?xml version='1.0'?>\n<platform version=\"4.1\">\n";
+  expect_refused(zone_head + "<zone id=\"z\" routing=\"None\"><host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/></zone>\n</platform>\n",
+                 "a zone with routing=\"None\" has no routes, so it holds one host or router, not 2");
+  expect_refused(std::string(kHead) + "<host id=\"a\" speed=\"1Gf\"/>\n<backbone id=\"b\" bandwidth=\"1GBps\" latency=\"0\"/>\n" + kTail,
+                 "p.xml:5: <backbone id='b'>: only a zone with routing=\"Cluster\" holds <backbone>");
+  expect_refused(std::string(kHead) + "<zone id=\"y\" routing=\"Full\"/>\n<host id=\"a\" speed=\"1Gf\"/>\n" + kTail,
+                 "p.xml:5: <host id='a'>: a zone holds either sub-zones and clusters");
+  expect_refused(zone_head + "<zone id=\"z\" routing=\"Cluster\">\n<host id=\"a\" speed=\"1Gf\"/>\n"
+                 "<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+                 "<host_link id=\"a\" up=\"l_UP\" down=\"l_DOWN\"/>\n<host_link id=\"a\" up=\"l_UP\" down=\"l_DOWN\"/>\n</zone>\n</platform>\n",
+                 "p.xml:7: key 'id': <host_link id='a'>: host 'a' has a host_link already");
+  // SimGrid's own example forms load: split-duplex halves, cabinets, a router as gateway.
+  EXPECT_NO_THROW(check_platform_xml_text(
+      zone_head + "<zone id=\"w\" routing=\"Full\">\n<zone id=\"z\" routing=\"Cluster\">\n<router id=\"gw\"/>\n"
+                  "<host id=\"a\" speed=\"1Gf\"/>\n<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+                  "<host_link id=\"a\" up=\"l_UP\" down=\"l_DOWN\"/>\n"
+                  "<cabinet id=\"k\" prefix=\"h-\" suffix=\"\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" radical=\"1-4\"/>\n"
+                  "<backbone id=\"bb\" bandwidth=\"10GBps\" latency=\"1us\"/>\n</zone>\n"
+                  "<cluster id=\"d\" topology=\"DRAGONFLY\" topo_parameters=\"3,4;4,3;5,1;2\" prefix=\"n-\" suffix=\"\" "
+                  "radical=\"0-119\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n"
+                  "<link id=\"wan\" bandwidth=\"1GBps\" latency=\"1ms\"/>\n"
+                  "<zoneRoute src=\"z\" dst=\"d\" gw_src=\"gw\" gw_dst=\"n-0\"><link_ctn id=\"wan\"/></zoneRoute>\n"
+                  "</zone>\n</platform>\n",
+      "p.xml"));
 }
 
 TEST(PlatformXml, ShippedAndSeedPlatformsPass) {

@@ -197,9 +197,20 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
 
 void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(from, to, model.payload_bytes()); }
 
+void Federation::check_path(const Node& from, const Node& to) {
+  cohorts_->check_route(from, to);
+  // A user's XML platform may leave two hospitals without a path (server routes are checked
+  // when it loads); SimGrid would abort on the transfer, so it is an input error here.
+  if (world_.scenario.platform.xml.empty() || !paths_checked_.insert({from.host(), to.host()}).second) return;
+  if (!platforms::connected(from.host(), to.host()))
+    throw InputError(world_.scenario.platform.xml, 0, "platform.xml",
+                     "no route from '" + from.host()->get_name() + "' to '" + to.host()->get_name() + "', which " +
+                         world_.scenario.algorithm.name + " sends between");
+}
+
 void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
   if (&from == &to) return;  // nothing crosses a network
-  cohorts_->check_route(from, to);
+  check_path(from, to);
   const double start = now();
   Guard* guard = guard_here();
   if (!guard) {
@@ -217,7 +228,7 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
 }
 
 void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
-  cohorts_->check_route(from, to);  // here, where an input error reaches the caller
+  check_path(from, to);  // here, where an input error reaches the caller
   // A courier actor on the sender's host carries the transfer, counted toward `round`, so the
   // sender goes on at once.
   // Under faults it is the sender's work: a crash of the sender cuts it, and the receiver

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -116,6 +117,8 @@ class Federation {
   // --- activities that cost simulated time
   void send(Node& from, Node& to, const Model& model);
   void send_bytes(Node& from, Node& to, int64_t bytes);
+  // Input errors before a transfer: cohorts' limits, no path in a user's XML platform.
+  void check_path(const Node& from, const Node& to);
   // Peer to peer without a rendezvous: `from` starts sending a copy of `model` to `to` now and
   // goes on; `to` takes it with collect(to, round), which waits until it has arrived. Round
   // `round` is what the transfer counts toward (hospitals may be in different rounds at once).
@@ -289,6 +292,7 @@ class Federation {
   std::vector<std::unique_ptr<Hospital>> hospitals_;
   std::vector<std::string> tiers_;       // present among hospitals, in report order
   std::unique_ptr<Cohorts> cohorts_;     // who acts for whom (timing.cohorts)
+  std::set<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>> paths_checked_;  // check_path
   std::unique_ptr<PeerMail> mail_;       // models posted peer to peer
   std::unique_ptr<RoundLedger> ledger_;  // rounds' figures, reports, stop conditions
   std::unique_ptr<Evaluator> evaluator_;

@@ -224,9 +224,17 @@ void check_platform_and_data(const Scenario& s) {
   }
 }
 
-RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
-  const auto t_start = std::chrono::steady_clock::now();
+// Everything a run loads before its first simulated event: SimGrid's engine and platform,
+// the data, the compute profile, the models' shapes. `fedgrid validate` stops here.
+struct SetUp {
+  std::unique_ptr<sg4::Engine> engine;
+  World world;
+  int hospitals = 0;
+};
+
+std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   check_scenario(s);
+  auto out = std::make_unique<SetUp>();
 
   std::vector<std::string> args{"fedgrid", "--log=root.thresh:" + simgrid_threshold(spdlog::get_level())};
 #if defined(__SANITIZE_ADDRESS__)
@@ -239,10 +247,10 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = int(argv.size());
-  sg4::Engine engine(&argc, argv.data());
-  configure_engine(engine, s);
+  out->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  configure_engine(*out->engine, s);
 
-  World world;
+  World& world = out->world;
   world.scenario = s;
   world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
   std::vector<platforms::MachineSpec> machines;
@@ -250,7 +258,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     world.platform = platforms::load_xml_platform(s.platform.xml, xml_mapping(s), world.catalog);
   else
     machines = hospital_machines(s, world.catalog);
-  const int n = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
+  const int n = out->hospitals = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
 
   set_up_data(world, n);
   if (s.platform.xml.empty()) {
@@ -284,9 +292,17 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     }
   }
   world.hospital_specs = hospital_specs(s, world);
+  if (s.training.timing_only && !s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
+  return out;
+}
+
+RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto setup = set_up(s, options);
+  World& world = setup->world;
+  const int n = setup->hospitals;
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   if (s.training.timing_only) {
-    if (!s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
     world.perf.workers = 0;  // nothing to compute for real
   } else {
     world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
@@ -323,13 +339,15 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     progress = std::make_unique<ProgressLine>(s.stop.rounds);
     observers.push_back(progress.get());
   }
-  spdlog::info("{}: {} hospitals, {} ({} values, {:.1f} MFLOP/sample forward), dataset {} ({} train, {} test)",
+  if (!options.set_up_only)
+    spdlog::info("{}: {} hospitals, {} ({} values, {:.1f} MFLOP/sample forward), dataset {} ({} train, {} test)",
                s.name, n, s.model.arch, world.cost.state_values, world.cost.forward_flops / 1e6,
                world.data.train.name, world.data.train.size(), world.data.test.size());
 
   RunSummary summary;
   std::exception_ptr failure;
   Federation fed(world, observers);
+  if (options.set_up_only) return summary;  // fedgrid validate: everything is loaded, nothing runs
   if (s.output.checkpoint_every > 0 || resume) {
     if (!recorder) throw std::logic_error("checkpoints need the output files");
     fed.set_checkpoints(s.output.dir + "/checkpoint.bin", [&] { return recorder->sizes(); }, resume.get());
@@ -343,7 +361,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     }
   });
   const auto t_sim = std::chrono::steady_clock::now();
-  engine.run();
+  setup->engine->run();
   const double sim_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sim).count();
   if (failure) std::rethrow_exception(failure);
 
@@ -370,6 +388,13 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
 }  // namespace
 
 void check_scenario(const Scenario& s) { platform_input([&] { check_platform_and_data(s); }); }
+
+void set_up_only(const Scenario& s) {
+  RunOptions options;
+  options.write_outputs = false;
+  options.set_up_only = true;
+  run_scenario(s, options, [](Federation&) {});
+}
 
 RunSummary run_scenario(const Scenario& s, const RunOptions& options,
                         const std::function<void(Federation&)>& protocol) {

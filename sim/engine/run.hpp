@@ -23,7 +23,15 @@ struct RunOptions {
   std::vector<Observer*> observers;        // extra observers (tests)
   std::vector<std::string> simgrid_args;   // extra --cfg=... / --log=... for SimGrid
   std::string resume_from;                 // a checkpoint.bin to continue from (fedgrid resume)
+  bool set_up_only = false;                // load everything, build the federation, run nothing
 };
+
+// What `fedgrid validate` checks: check_scenario, then everything run_scenario loads before
+// the first simulated event (SimGrid's engine and the platform as it loads it, data files,
+// compute profile, surrogate, fault traces, models' shapes, the federation with its fault
+// plan and link traces), and nothing runs. Throws
+// InputError as run_scenario would. One per process, as run_scenario.
+void set_up_only(const Scenario& scenario);
 
 // Runs `protocol` (an algorithm's run(), or a test's own steps) as the server actor's code.
 // SimGrid allows one engine per process: call this once per process.
