@@ -1,6 +1,7 @@
 #include "platforms/topology.hpp"
 
 #include <fnmatch.h>
+#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -194,8 +195,10 @@ PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mappin
     return m;
   };
   out.server_spec = describe(out.server);
+  // Hospitals in the order the XML declares them (a cluster's in radical order: node-2 before
+  // node-10), which is the order of their netpoints.
   auto hosts = engine->get_all_hosts();
-  std::sort(hosts.begin(), hosts.end(), [](auto* a, auto* b) { return a->get_name() < b->get_name(); });
+  std::sort(hosts.begin(), hosts.end(), [](auto* a, auto* b) { return a->get_netpoint()->id() < b->get_netpoint()->id(); });
   for (const auto& pattern : mapping.hospitals)
     if (std::none_of(hosts.begin(), hosts.end(), [&](auto* h) { return h != out.server && matches(pattern, h->get_name()); }))
       throw PlatformError(xml, 0, "platform.xml_hospitals", "no host but the server matches '" + pattern + "'");

@@ -71,7 +71,7 @@ struct XmlMapping {
 };
 
 // A user's SimGrid XML platform, as SimGrid loads it: the host named `server_host` is the
-// server, the hosts `hospitals` selects are hospitals (sorted by name). A host's tier is its
+// server, the hosts `hospitals` selects are hospitals (in the order the XML declares them). A host's tier is its
 // "tier" property, else the first of `tiers` that matches it (the server: server_tier).
 // Speeds and links come from the XML; the tier names the group in metrics and supplies power
 // figures when the XML has none (hosts outside the federation get 0 W, so SimGrid's energy

@@ -95,6 +95,20 @@ int validate(const Args& a) {
   return 0;
 }
 
+int platform(const Args& a) {
+  const Scenario s = scenario_from(a);
+  const std::string xml = export_platform(s);
+  if (!a.out) {
+    fmt::print("{}", xml);
+    return 0;
+  }
+  std::error_code ec;
+  if (const auto dir = std::filesystem::path(*a.out).parent_path(); !dir.empty()) std::filesystem::create_directories(dir, ec);
+  write_file_atomically(*a.out, xml);
+  fmt::print("{}: platform written to {}\n", s.file, *a.out);
+  return 0;
+}
+
 std::string text_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream all;
@@ -167,6 +181,7 @@ int run_command(const Args& a) {
   if (a.command == "run") return run(a);
   if (a.command == "resume") return resume(a);
   if (a.command == "validate") return validate(a);
+  if (a.command == "platform") return platform(a);
   if (a.command == "list") return list(a);
   if (a.command == "compare") {
     fmt::print("{}", compare_runs(a.positional));

@@ -90,6 +90,12 @@ const std::vector<Command>& commands() {
          declare_set(d);
          declare_out(d, "the output folder the run would have (sets output.dir)");
        }},
+      {"platform", "platform SCENARIO [--set key.path=value ...] [--out FILE]",
+       "write the scenario's platform as SimGrid XML (for platform.xml)", 1, 1, "one SCENARIO",
+       [](po::options_description& d) {
+         declare_set(d);
+         declare_out(d, "the XML file to write (default: print it)");
+       }},
       {"resume", "resume RUN_DIR", "continue a run from its last checkpoint (output.checkpoint_every)", 1, 1,
        "one RUN_DIR", [](po::options_description&) {},
        "a resumed run is the run as it was started (RUN_DIR/run.json)"},

@@ -12,6 +12,7 @@
 
 #include "data/rng.hpp"
 #include "platforms/platform_error.hpp"
+#include "platforms/platform_export.hpp"
 #include "platforms/platform_xml_check.hpp"
 #include "platforms/roster.hpp"
 #include "sim/engine/data_setup.hpp"
@@ -388,6 +389,30 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
 }  // namespace
 
 void check_scenario(const Scenario& s) { platform_input([&] { check_platform_and_data(s); }); }
+
+std::string export_platform(const Scenario& s) {
+  return platform_input([&] {
+    check_scenario(s);
+    if (!s.platform.xml.empty())
+      throw s.error_at("platform.xml", "the scenario's platform is SimGrid XML already (" + s.platform.xml + ")");
+    if (s.timing.cohorts)
+      throw s.error_at("timing.cohorts", "cohorts fold identical hospitals into one host; export the platform without "
+                                         "them (timing.cohorts: false), where every hospital is its own host");
+    const auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+    auto server = platforms::machine_from_tier("server", *catalog.find(s.platform.server_tier));
+    if (s.platform.server_profile_device) server.profile_device = *s.platform.server_profile_device;
+    if (s.platform.server_speed_factor) server.speed_factor = *s.platform.server_speed_factor;
+    const std::string header =
+        "  The platform that " + s.file + " builds, written by fedgrid " + FEDGRID_VERSION +
+        " (fedgrid platform) as\n"
+        "  SimGrid XML. To run it, set in that scenario\n"
+        "    platform: {xml: THIS_FILE, server: {host: server}}\n"
+        "  and take platform.hospitals (or platform.roster) out: the outputs are the same, byte for\n"
+        "  byte. Edit speeds, links and tiers here; a host's tier names its group in the outputs.\n";
+    return platforms::star_platform_xml(server, hospital_machines(s, catalog),
+                                        {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, header);
+  });
+}
 
 void set_up_only(const Scenario& s) {
   RunOptions options;

@@ -33,6 +33,11 @@ struct RunOptions {
 // InputError as run_scenario would. One per process, as run_scenario.
 void set_up_only(const Scenario& scenario);
 
+// `fedgrid platform`: the star platform the scenario builds (tiers, groups or roster, backbone)
+// as SimGrid XML that platform.xml runs back into the same outputs. Throws InputError for a
+// scenario on an XML platform already, or with timing.cohorts.
+std::string export_platform(const Scenario& scenario);
+
 // Runs `protocol` (an algorithm's run(), or a test's own steps) as the server actor's code.
 // SimGrid allows one engine per process: call this once per process.
 RunSummary run_scenario(const Scenario& scenario, const RunOptions& options,
