@@ -100,7 +100,8 @@ class Checker {
  public:
   explicit Checker(std::string path) : path_(std::move(path)) {}
 
-  void check(const XmlElement& root) {
+  // Returns the host names in the order the file declares them.
+  std::vector<std::string> check(const XmlElement& root) {
     if (root.name != "platform") fail(root, "", "the root element is <" + root.name + ">, expected <platform>");
     structure(root, 0);
     declare(root, 0);
@@ -109,6 +110,7 @@ class Checker {
       fail(root, "version", "platform version '" + version + "' is not supported (fedgrid reads version 4.1)");
     if (root.children.size() != 1) fail(root, "", "a platform holds exactly one top-level <zone> or <cluster>");
     values(root);
+    return hosts_;
   }
 
  private:
@@ -124,12 +126,13 @@ class Checker {
     if (e.name == "cabinet")
       for (long r : cluster_radicals(e)) {
         const std::string host = *e.attribute("prefix") + std::to_string(r) + *e.attribute("suffix");
-        netpoints_.insert(host);
+        netpoints_.insert(host), hosts_.push_back(host);
         links_.insert("link_" + host + "_UP"), links_.insert("link_" + host + "_DOWN");
       }
     if (e.name == "backbone") links_.insert(*e.attribute("id"));
     if (const std::string* id = e.attribute("id")) {
       if (e.name == "host" || e.name == "router") netpoints_.insert(*id);
+      if (e.name == "host") hosts_.push_back(*id);
       if (e.name == "zone") zones_.insert(*id);
       if (e.name == "link") {
         const std::string* policy = e.attribute("sharing_policy");
@@ -408,7 +411,7 @@ class Checker {
     const std::string* policy = e.attribute("sharing_policy");
     const bool split_duplex = !policy || *policy == "SPLITDUPLEX" || *policy == "FULLDUPLEX";
     for (long r : cluster_radicals(e)) {
-      netpoints_.insert(prefix + std::to_string(r) + suffix);
+      netpoints_.insert(prefix + std::to_string(r) + suffix), hosts_.push_back(prefix + std::to_string(r) + suffix);
       const std::string link = id + "_link_" + std::to_string(r);
       (split_duplex ? split_links_ : links_).insert(link);
       if (split_duplex) split_halves_.insert({link + "_UP", link + "_DOWN"});
@@ -458,28 +461,29 @@ class Checker {
 
   std::string path_;
   std::set<std::string> netpoints_, zones_, links_, split_links_, split_halves_;
+  std::vector<std::string> hosts_;  // in declaration order
 };
 
 }  // namespace
 
-void check_platform_xml_text(const std::string& text, const std::string& path) {
+std::vector<std::string> check_platform_xml_text(const std::string& text, const std::string& path) {
   std::unique_ptr<XmlElement> root;
   try {
     root = parse_xml(text);
   } catch (const XmlSyntaxError& e) {
     throw PlatformError(path, e.line, "platform.xml", "not well-formed XML: " + e.message);
   }
-  Checker(path).check(*root);
+  return Checker(path).check(*root);
 }
 
-void check_platform_xml(const std::string& path) {
+std::vector<std::string> check_platform_xml(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw PlatformError(path, 0, "platform.xml", "platform file not found");
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path, ec)) throw PlatformError(path, 0, "platform.xml", "cannot read the platform file");
   std::stringstream ss;
   ss << in.rdbuf();
-  check_platform_xml_text(ss.str(), path);
+  return check_platform_xml_text(ss.str(), path);
 }
 
 }  // namespace fedgrid::platforms

@@ -12,12 +12,14 @@
 // rather than handed to SimGrid unchecked. A hierarchical cluster must name exactly one host
 // per node of its topology (SimGrid dies when it has fewer and silently drops the extra).
 #include <string>
+#include <vector>
 
 namespace fedgrid::platforms {
 
-// Throws PlatformError naming the file, line and attribute (or element) at fault.
-void check_platform_xml(const std::string& path);
+// Throws PlatformError naming the file, line and attribute (or element) at fault. Returns the
+// names of the hosts the file declares (a cluster's and cabinet's too), in declaration order.
+std::vector<std::string> check_platform_xml(const std::string& path);
 // The same on text already read; `path` names it in errors.
-void check_platform_xml_text(const std::string& text, const std::string& path);
+std::vector<std::string> check_platform_xml_text(const std::string& text, const std::string& path);
 
 }  // namespace fedgrid::platforms

@@ -1,7 +1,6 @@
 #include "platforms/topology.hpp"
 
 #include <fnmatch.h>
-#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -155,7 +154,7 @@ bool connected(simgrid::s4u::Host* from, simgrid::s4u::Host* to) {
 
 PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mapping, const TierCatalog& tiers) {
   if (std::error_code ec; !std::filesystem::exists(xml, ec)) throw PlatformError(xml, 0, "platform.xml", "platform file not found");
-  check_platform_xml(xml);  // SimGrid aborts on some bad values rather than throwing
+  const auto declared = check_platform_xml(xml);  // SimGrid aborts on some bad values rather than throwing
   auto* engine = sg4::Engine::get_instance();
   try {
     engine->load_platform(xml);
@@ -196,9 +195,10 @@ PlatformHosts load_xml_platform(const std::string& xml, const XmlMapping& mappin
   };
   out.server_spec = describe(out.server);
   // Hospitals in the order the XML declares them (a cluster's in radical order: node-2 before
-  // node-10), which is the order of their netpoints.
-  auto hosts = engine->get_all_hosts();
-  std::sort(hosts.begin(), hosts.end(), [](auto* a, auto* b) { return a->get_netpoint()->id() < b->get_netpoint()->id(); });
+  // node-10).
+  std::vector<sg4::Host*> hosts;
+  for (const auto& name : declared)
+    if (auto* h = engine->host_by_name_or_null(name)) hosts.push_back(h);
   for (const auto& pattern : mapping.hospitals)
     if (std::none_of(hosts.begin(), hosts.end(), [&](auto* h) { return h != out.server && matches(pattern, h->get_name()); }))
       throw PlatformError(xml, 0, "platform.xml_hospitals", "no host but the server matches '" + pattern + "'");

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 #include "tests/helpers.hpp"
 
@@ -146,6 +147,24 @@ TEST(PlatformExport, HospitalsWithoutAPathBetweenThemAreAnInputErrorAtTheFirstTr
   auto unreachable = test::run_fedgrid("validate " + dir + "/s.yaml --set platform.xml=" + dir + "/p2.xml");
   EXPECT_EQ(unreachable.exit_code, 2) << unreachable.output;
   EXPECT_NE(unreachable.output.find("no route from 'b' to 'hub'"), std::string::npos) << unreachable.output;
+}
+
+// The ready scenarios of scenarios/platforms/ run (timing only here: the data is real), with
+// their hospitals in the order their XML declares them.
+TEST(PlatformExport, ShippedPlatformScenariosRun) {
+  const std::string dir = test::temp_dir("shipped-platforms");
+  const std::tuple<const char*, size_t, const char*> cases[] = {
+      {"regional_network", 5, "university-hospital,strong"},
+      {"hospital_cluster", 12, "node-1.ward,medium"},
+      {"two_sites", 19, "p-1,strong"}};  // Paris is declared first, although "l-" sorts first
+  for (const auto& [name, hospitals, first] : cases) {
+    auto r = test::run_fedgrid("run " + std::string(FEDGRID_SOURCE_DIR) + "/scenarios/platforms/" + name + ".yaml --out " +
+                               dir + "/" + name + " --set training.mode=timing-only --set stop.rounds=1");
+    ASSERT_EQ(r.exit_code, 0) << name << "\n" << r.output;
+    const auto rows = lines(read_file(dir + "/" + name + "/hospitals.csv"));
+    ASSERT_EQ(rows.size(), hospitals + 1) << name;
+    EXPECT_EQ(cells(rows[1])[1] + "," + cells(rows[1])[2], first) << name;
+  }
 }
 
 }  // namespace
