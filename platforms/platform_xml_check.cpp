@@ -1,5 +1,6 @@
 #include "platforms/platform_xml_check.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -367,7 +368,12 @@ class Checker {
         if ((p *= x) > kMaxClusterHosts) bad("more than " + std::to_string(kMaxClusterHosts) + " nodes");
       return p;
     };
-    if (topology == "TORUS") return product(counts(text));
+    if (topology == "TORUS") {
+      const auto dims = counts(text);
+      // Each dimension of size 1 links a node to itself under one name: two of them abort SimGrid.
+      if (std::count(dims.begin(), dims.end(), size_t(1)) > 1) bad("at most one dimension may be 1");
+      return product(dims);
+    }
     const auto parts = split(text, ';');
     if (topology == "FAT_TREE") {
       if (parts.size() != 4) bad("four parts separated by ';'");
@@ -383,6 +389,9 @@ class Checker {
     for (size_t i = 0; i < 3; ++i)
       if (counts(parts[i]).size() != 2) bad("part " + std::to_string(i + 1) + " is a count and a link count");
     if (counts(parts[3]).size() != 1) bad("the last part is the number of nodes per blade");
+    // SimGrid links router n of each group's first chassis to group n (and dies without it).
+    if (const size_t groups = counts(parts[0])[0], routers = counts(parts[2])[0]; groups > 1 && routers < groups)
+      bad(std::to_string(groups) + " groups need at least " + std::to_string(groups) + " routers per chassis");
     return product({counts(parts[0])[0], counts(parts[1])[0], counts(parts[2])[0], counts(parts[3])[0]});
   }
 

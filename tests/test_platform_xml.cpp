@@ -91,6 +91,11 @@ TEST(PlatformXml, ClustersAndClusterZonesAreChecked) {
                  "the TORUS topology holds 6 nodes but the radical names 4 hosts");
   expect_refused(cluster("radical=\"0-3\" topology=\"TORUS\" topo_parameters=\"4,99999999999\""), "is not a positive integer");
   expect_refused(cluster("radical=\"0-15\" topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2\""), "four parts separated by ';'");
+  // Both made SimGrid 3.32 die (found by trying small topologies): a torus with two dimensions
+  // of 1, a dragonfly with fewer routers per chassis than groups.
+  expect_refused(cluster("radical=\"0-3\" topology=\"TORUS\" topo_parameters=\"4,1,1\""), "at most one dimension may be 1");
+  expect_refused(cluster("radical=\"0-3\" topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;1,1;1\""),
+                 "2 groups need at least 2 routers per chassis");
   expect_refused(cluster("radical=\"0-15\" topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1\""),
                  "part 4 has 1 figures for 2 levels");
   expect_refused(cluster("radical=\"0-3\" topology=\"TORUS\" topo_parameters=\"2,2\" bb_bw=\"1GBps\""),
