@@ -1,0 +1,301 @@
+// `fedgrid validate` must refuse what `fedgrid run` refuses (issue "bring your own platform"):
+// validate sets the run up as run does (tier catalog, XML platform through SimGrid or the star,
+// roster, data files, compute profile, surrogate, fault traces, models' shapes, the Federation)
+// and stops before the first simulated event. For every input error run can raise at set-up,
+// both commands must exit 2 with the same "fedgrid: error:" line, naming the file and the key.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/helpers.hpp"
+
+namespace fedgrid {
+namespace {
+
+// The "fedgrid: error:" lines of a command's output, in order.
+std::string error_lines(const std::string& output) {
+  std::string out;
+  for (const auto& l : test::lines(output))
+    if (l.rfind("fedgrid: error:", 0) == 0) out += l + "\n";
+  return out;
+}
+
+// Every "$D" of `text` replaced by the case's folder.
+std::string with_dir(std::string text, const std::string& dir) {
+  for (size_t at = text.find("$D"); at != std::string::npos; at = text.find("$D", at + dir.size()))
+    text.replace(at, 2, dir);
+  return text;
+}
+
+const char* kStarPlatform = "platform:\n  hospitals: [{count: 2, tier: weak}, {count: 1, tier: strong}]\n";
+const char* kTimingData = "data: {dataset: synthetic, samples_per_hospital: 50, synthetic: {train_samples: 100, "
+                          "test_samples: 20, height: 12, width: 12}}\n";
+const char* kTimingOnly = "training: {mode: timing-only}\n";
+
+// A timing-only FedAvg of one round: `platform` and `data` blocks, then `extra` (training,
+// timing, faults, model, algorithm).
+std::string scenario(const std::string& platform = kStarPlatform, const std::string& extra = kTimingOnly,
+                     const std::string& data = kTimingData, const std::string& model = "model: {arch: mlp}\n") {
+  return "name: parity\nseed: 1\n" + platform + data + model + extra +
+         "timing: {network: cm02}\nstop: {rounds: 1}\noutput: {trace: false}\n";
+}
+
+// The same with timing.compute: profile (a profile at $D/profile.csv).
+std::string profiled(const std::string& platform) {
+  return "name: parity\nseed: 1\n" + platform + kTimingData +
+         "model: {arch: mlp}\ntraining: {mode: timing-only, batch_size: 32}\n"
+         "timing: {network: cm02, compute: profile, profile: $D/profile.csv}\nstop: {rounds: 1}\n"
+         "output: {trace: false}\n";
+}
+
+const std::string kProfile =
+    "device,arch,width_multiplier,input,classes,batch_size,threads,train_step_s,train_step_min_s,eval_sample_s,"
+    "eval_sample_min_s,repeats,spread\n"
+    "lab,mlp,1,1x12x12,10,32,1,0.010,0.0095,0.00005,0.00004,5,0.01\n";
+
+// An explicit-route platform: a server and two clinics, each on a link of its own.
+std::string xml(const std::string& hosts, const std::string& routes) {
+  return "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+         "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n" +
+         hosts +
+         "<link id=\"a\" bandwidth=\"1MBps\" latency=\"10ms\"/>\n<link id=\"b\" bandwidth=\"2MBps\" latency=\"10ms\"/>\n" +
+         routes + "</zone>\n</platform>\n";
+}
+const std::string kServer = "<host id=\"server\" speed=\"4Gf\"><prop id=\"tier\" value=\"cloud\"/></host>\n";
+const std::string kClinics = "<host id=\"clinic-a\" speed=\"1Gf\"><prop id=\"tier\" value=\"weak\"/></host>\n"
+                             "<host id=\"clinic-b\" speed=\"1Gf\"><prop id=\"tier\" value=\"weak\"/></host>\n";
+const std::string kRoutes = "<route src=\"clinic-a\" dst=\"server\"><link_ctn id=\"a\"/></route>\n"
+                            "<route src=\"clinic-b\" dst=\"server\"><link_ctn id=\"b\"/></route>\n";
+const std::string kXml = xml(kServer + kClinics, kRoutes);
+const char* kXmlPlatform = "platform: {xml: $D/p.xml}\n";
+
+const char* kOwnTiers = "platform:\n  tiers: $D/tiers.yaml\n  hospitals: [{count: 2, tier: hosp}]\n";
+
+struct Case {
+  std::string name;
+  std::map<std::string, std::string> files;  // name in the case's folder -> text
+  std::string yaml;                          // "$D" stands for the case's folder
+  std::string expected;                      // in the error line ("$D" likewise)
+};
+
+std::vector<Case> cases() {
+  const std::string roster_head = "name,tier,speed_flops\n";
+  const std::string surrogate = "training: {mode: timing-only, surrogate: $D/curve.csv}\n";
+  return {
+      // ---- scenario keys (load_scenario refuses them before either command loads anything)
+      {"unknown-key", {}, scenario() + "timing_extra: 1\n", "key 'timing_extra': unknown key"},
+      {"key-below-minimum", {}, scenario() + "faults: {crash_rate_per_hour: -1}\n",
+       "key 'faults.crash_rate_per_hour'"},
+
+      // ---- the tier catalog
+      {"tiers-missing", {}, scenario("platform:\n  tiers: $D/nosuch.yaml\n  hospitals: [{count: 2, tier: weak}]\n"),
+       "$D/nosuch.yaml: key 'platform.tiers': tier catalog not found"},
+      {"tiers-malformed", {{"tiers.yaml", "tiers:\n  hosp: {speed_flops: [1\n"}}, scenario(kOwnTiers),
+       "$D/tiers.yaml:3: malformed YAML"},
+      {"tiers-missing-figure", {{"tiers.yaml", "tiers:\n  hosp: {speed_flops: 1e9}\n"}}, scenario(kOwnTiers),
+       "$D/tiers.yaml:2: key 'tiers.hosp.cores': missing"},
+      {"tiers-not-a-number",
+       {{"tiers.yaml", "tiers:\n  hosp: {speed_flops: fast, cores: 1, memory_gb: 1, uplink_bps: 1, downlink_bps: 1, "
+                       "latency_s: 0, power_idle_w: 1, power_max_w: 1}\n"}},
+       scenario(kOwnTiers), "$D/tiers.yaml:2: key 'tiers.hosp.speed_flops': expected a number"},
+      {"group-unknown-tier", {}, scenario("platform:\n  hospitals: [{count: 1, tier: weak}, {count: 1, tier: huge}]\n"),
+       "key 'platform.hospitals[1].tier': unknown tier 'huge'"},
+      {"server-unknown-tier", {},
+       scenario("platform:\n  server: {tier: huge}\n  hospitals: [{count: 2, tier: weak}]\n"),
+       "key 'platform.server.tier': unknown tier 'huge'"},
+
+      // ---- the roster
+      {"roster-missing", {}, scenario("platform: {roster: $D/nosuch.csv}\n"),
+       "$D/nosuch.csv: key 'platform.roster': roster file not found"},
+      {"roster-no-tier-column", {{"r.csv", "name,speed_flops\na,1e9\n"}}, scenario("platform: {roster: $D/r.csv}\n"),
+       "$D/r.csv:1: key 'tier': required column is missing"},
+      {"roster-bad-number", {{"r.csv", roster_head + "a,weak,1e9\nb,weak,fast\n"}},
+       scenario("platform: {roster: $D/r.csv}\n"), "$D/r.csv:3: key 'speed_flops': expected a number, got 'fast'"},
+      {"roster-duplicate-name", {{"r.csv", roster_head + "a,weak,\na,strong,\n"}},
+       scenario("platform: {roster: $D/r.csv}\n"), "$D/r.csv:3: key 'name': duplicate hospital name 'a'"},
+      {"roster-unknown-tier", {{"r.csv", roster_head + "a,weak,\nb,huge,\n"}},
+       scenario("platform: {roster: $D/r.csv}\n"), "$D/r.csv:3: key 'tier': unknown tier 'huge'"},
+      {"roster-empty", {{"r.csv", roster_head}}, scenario("platform: {roster: $D/r.csv}\n"),
+       "$D/r.csv: key 'platform.roster': roster has no hospitals"},
+
+      // ---- the XML platform
+      {"xml-missing", {}, scenario("platform: {xml: $D/nosuch.xml}\n"),
+       "$D/nosuch.xml: key 'platform.xml': platform file not found"},
+      {"xml-not-well-formed", {{"p.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\">\n"}},
+       scenario(kXmlPlatform), "$D/p.xml:3: key 'platform.xml': not well-formed XML"},
+      {"xml-unknown-link", {{"p.xml", xml(kServer + kClinics, kRoutes + "<route src=\"clinic-a\" dst=\"clinic-b\">"
+                                                                         "<link_ctn id=\"nosuch\"/></route>\n")}},
+       scenario(kXmlPlatform), "key 'id': <link_ctn id='nosuch'>: no link named 'nosuch'"},
+      {"xml-simgrid-refuses", {{"p.xml", xml(kServer + kClinics + "<host id=\"odd\" speed=\"1Gx\"/>\n", kRoutes)}},
+       scenario(kXmlPlatform), "$D/p.xml: key 'platform.xml': SimGrid cannot load it"},
+      {"xml-server-host-missing", {{"p.xml", kXml}},
+       scenario("platform: {xml: $D/p.xml, server: {host: hub}}\n"),
+       "$D/p.xml: key 'platform.server.host': no host named 'hub' in the XML"},
+      {"xml-hospitals-match-nothing", {{"p.xml", kXml}},
+       scenario("platform: {xml: $D/p.xml, xml_hospitals: \"ward-*\"}\n"),
+       "$D/p.xml: key 'platform.xml_hospitals': no host but the server matches 'ward-*'"},
+      {"xml-host-without-tier",
+       {{"p.xml", xml(kServer + kClinics + "<host id=\"clinic-c\" speed=\"1Gf\"/>\n",
+                      kRoutes + "<route src=\"clinic-c\" dst=\"server\"><link_ctn id=\"a\"/></route>\n")}},
+       scenario(kXmlPlatform),
+       "$D/p.xml: key 'platform.xml_tiers': host 'clinic-c' has no 'tier' property and no platform.xml_tiers entry"},
+      {"xml-tiers-unknown-tier",
+       {{"p.xml", xml(kServer + "<host id=\"clinic-a\" speed=\"1Gf\"/>\n<host id=\"clinic-b\" speed=\"1Gf\"/>\n",
+                      kRoutes)}},
+       scenario("platform: {xml: $D/p.xml, xml_tiers: [{hosts: \"clinic-*\", tier: huge}]}\n"),
+       "$D/p.xml: key 'tier': host 'clinic-a': unknown tier 'huge'"},
+      {"xml-no-route", {{"p.xml", xml(kServer + kClinics, "<route src=\"clinic-a\" dst=\"server\"><link_ctn id=\"a\"/></route>\n")}},
+       scenario(kXmlPlatform), "$D/p.xml: key 'platform.xml': no route from 'clinic-b' to 'server'"},
+      {"xml-bad-speed-factor",
+       {{"p.xml", xml(kServer + "<host id=\"clinic-a\" speed=\"1Gf\"><prop id=\"tier\" value=\"weak\"/>"
+                                "<prop id=\"speed_factor\" value=\"fast\"/></host>\n"
+                                "<host id=\"clinic-b\" speed=\"1Gf\"><prop id=\"tier\" value=\"weak\"/></host>\n",
+                      kRoutes)}},
+       scenario(kXmlPlatform), "$D/p.xml: key 'speed_factor': host 'clinic-a': expected a positive number, got 'fast'"},
+      {"xml-no-hospitals", {{"p.xml", xml(kServer, "")}}, scenario(kXmlPlatform),
+       "$D/p.xml: key 'platform.xml': the platform has no hospital hosts"},
+
+      // ---- data files, partition, tasks
+      {"idx-dir-missing", {}, scenario(kStarPlatform, kTimingOnly, "data: {dataset: \"idx:$D/nosuch\"}\n"),
+       "key 'data.dataset': $D/nosuch/train-images-idx3-ubyte.gz: file is missing"},
+      {"idx-bad-magic",
+       {{"idx/train-images-idx3-ubyte", "not an idx file"}, {"idx/train-labels-idx1-ubyte", "x"},
+        {"idx/t10k-images-idx3-ubyte", "x"}, {"idx/t10k-labels-idx1-ubyte", "x"}},
+       scenario(kStarPlatform, kTimingOnly, "data: {dataset: \"idx:$D/idx\"}\n"),
+       "key 'data.dataset': $D/idx/train-images-idx3-ubyte: bad magic number"},
+      {"npz-missing", {}, scenario(kStarPlatform, kTimingOnly, "data: {dataset: \"npz:$D/nosuch.npz\"}\n"),
+       "key 'data.dataset': $D/nosuch.npz: file not found"},
+      {"npz-not-a-zip", {{"d.npz", "not a zip archive"}},
+       scenario(kStarPlatform, kTimingOnly, "data: {dataset: \"npz:$D/d.npz\"}\n"),
+       "key 'data.dataset': $D/d.npz: not a readable .npz (zip) archive"},
+      {"partition-too-few-samples", {},
+       scenario(kStarPlatform, kTimingOnly,
+                "data: {dataset: synthetic, synthetic: {train_samples: 2, test_samples: 2, height: 12, width: 12}}\n"),
+       "key 'data.partition': hospitals: 3 hospitals but the pool holds only 2 samples"},
+      {"tasks-hospital-count", {},
+       scenario(kStarPlatform, kTimingOnly,
+                "data:\n  synthetic: {train_samples: 100, test_samples: 20, height: 12, width: 12}\n"
+                "  tasks: [{dataset: synthetic, hospitals: 2}]\n"),
+       "key 'data.tasks': the tasks are given to 2 hospitals, the platform has 3"},
+      {"tasks-unknown-class", {},
+       scenario(kStarPlatform, kTimingOnly,
+                "data:\n  synthetic: {train_samples: 100, test_samples: 20, height: 12, width: 12}\n"
+                "  tasks: [{dataset: synthetic, hospitals: 3, classes: [11]}]\n"),
+       "key 'data.tasks': task 0: class 11 is not in"},
+
+      // ---- the surrogate accuracy curve
+      {"surrogate-missing", {}, scenario(kStarPlatform, surrogate),
+       "$D/curve.csv: key 'training.surrogate': surrogate curve not found"},
+      {"surrogate-no-accuracy-column", {{"curve.csv", "round,loss\n1,0.5\n"}}, scenario(kStarPlatform, surrogate),
+       "$D/curve.csv:1: key 'accuracy': required column is missing"},
+      {"surrogate-accuracy-out-of-range", {{"curve.csv", "round,accuracy\n1,0.5\n2,1.5\n"}},
+       scenario(kStarPlatform, surrogate), "$D/curve.csv:3: key 'accuracy': must be within 0..1, got 1.5"},
+
+      // ---- the compute profile
+      {"profile-missing", {}, profiled("platform:\n  hospitals: [{count: 2, tier: weak, profile_device: lab}]\n"),
+       "$D/profile.csv: key 'timing.profile': compute profile not found"},
+      {"profile-no-rows", {{"profile.csv", kProfile.substr(0, kProfile.find('\n') + 1)}},
+       profiled("platform:\n  hospitals: [{count: 2, tier: weak, profile_device: lab}]\n"),
+       "$D/profile.csv: key 'timing.profile': the compute profile has no rows"},
+      {"profile-bad-row", {{"profile.csv", kProfile + "lab,mlp,1,12x12,10,4,1,0.01,0.01,0.001,0.001,5,0\n"}},
+       profiled("platform:\n  hospitals: [{count: 2, tier: weak, profile_device: lab}]\n"),
+       "$D/profile.csv:3: key 'input': expected CxHxW"},
+      {"profile-no-device", {{"profile.csv", kProfile}},
+       profiled("platform:\n  hospitals: [{count: 1, tier: weak, profile_device: lab}, {count: 1, tier: medium}]\n"),
+       "key 'timing.compute': 'medium-1' (tier medium) names no profile device"},
+      {"profile-device-missing", {{"profile.csv", kProfile}},
+       profiled("platform:\n  hospitals: [{count: 2, tier: weak, profile_device: gpu}]\n"),
+       "key 'timing.profile': 'weak-1' runs on profile device 'gpu'"},
+
+      // ---- fault traces (star, then XML: there the Federation reads them)
+      {"crash-trace-missing", {}, scenario(kStarPlatform, kTimingOnly + std::string("faults: {crash_trace: $D/c.csv}\n")),
+       "$D/c.csv: key 'faults.crash_trace': trace file not found"},
+      {"crash-trace-bad-row", {{"c.csv", "hospital,crash_at_s\nweak-1,1\nweak-2,soon\n"}},
+       scenario(kStarPlatform, kTimingOnly + std::string("faults: {crash_trace: $D/c.csv}\n")),
+       "$D/c.csv:3: key 'crash_at_s': expected a number, got 'soon'"},
+      {"availability-trace-bad-interval", {{"a.csv", "hospital,online_from_s,online_until_s\nweak-*,3,2\n"}},
+       scenario(kStarPlatform, kTimingOnly + std::string("faults: {availability_trace: $D/a.csv}\n")),
+       "$D/a.csv:2: key 'online_until_s': must be after online_from_s"},
+      {"link-trace-unknown-hospital", {{"l.csv", "hospital,time_s,bandwidth_factor\nnobody,1,0.5\n"}},
+       scenario(kStarPlatform, kTimingOnly + std::string("faults: {link_trace: $D/l.csv}\n")),
+       "$D/l.csv:2: key 'hospital': no hospital is named 'nobody'"},
+      {"xml-crash-trace-unknown-hospital", {{"p.xml", kXml}, {"c.csv", "hospital,crash_at_s\nnobody,1\n"}},
+       scenario(kXmlPlatform, kTimingOnly + std::string("faults: {crash_trace: $D/c.csv}\n")),
+       "$D/c.csv:2: key 'hospital': no hospital is named 'nobody'"},
+      {"xml-link-trace-without-access-link", {{"p.xml", kXml}, {"l.csv", "hospital,time_s,bandwidth_factor\nclinic-a,1,0.5\n"}},
+       scenario(kXmlPlatform, kTimingOnly + std::string("faults: {link_trace: $D/l.csv}\n")),
+       "key 'faults.link_trace': hospital clinic-a has no access link named clinic-a_up"},
+
+      // ---- models' shapes, the algorithm, the device
+      {"model-too-large", {}, scenario(kStarPlatform, kTimingOnly, kTimingData, "model: {arch: vgg11}\n"),
+       "key 'model.arch': input 1x12x12 is too small for model arch 'vgg11'"},
+      {"tier-model-too-large", {},
+       scenario(kStarPlatform, kTimingOnly, kTimingData, "model: {arch: mlp, weak: vgg11}\n") +
+           "algorithm: {name: heterofl}\n",
+       "key 'model.weak': input 1x12x12 is too small for model arch 'vgg11'"},
+      {"group-model-too-large", {},
+       scenario("platform:\n  hospitals: [{count: 2, tier: weak, model: vgg11}]\n", kTimingOnly) +
+           "algorithm: {name: local}\n",
+       "key 'platform.hospitals[0].model': input 1x12x12 is too small for model arch 'vgg11'"},
+      {"tier-model-with-fedavg", {}, scenario(kStarPlatform, kTimingOnly, kTimingData, "model: {arch: mlp, weak: cnn}\n"),
+       "key 'model.weak': algorithm 'fedavg' trains one model for every hospital"},
+      {"cuda-without-cuda", {},
+       scenario(kStarPlatform, "training: {device: cuda}\n",
+                "data: {dataset: synthetic, synthetic: {train_samples: 100, test_samples: 20, height: 12, width: 12}}\n"),
+       "key 'training.device': no CUDA device visible"},
+  };
+}
+
+TEST(ValidateParity, ValidateRefusesWhatRunRefusesAtSetUp) {
+  const auto all = cases();
+  // Each case's folder and files first (test::temp_dir is not thread-safe), then both commands
+  // of every case on a few threads: each command starts LibTorch, about half a second.
+  std::vector<std::string> dirs;
+  for (const auto& c : all) {
+    const std::string dir = test::temp_dir("parity-" + c.name);
+    for (const auto& [name, text] : c.files) {
+      const auto slash = name.rfind('/');
+      if (slash != std::string::npos) std::filesystem::create_directories(dir + "/" + name.substr(0, slash));
+      test::write_file(dir + "/" + name, with_dir(text, dir));
+    }
+    test::write_file(dir + "/s.yaml", with_dir(c.yaml, dir));
+    dirs.push_back(dir);
+  }
+  std::vector<test::CommandResult> validated(all.size()), ran(all.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < 2 * all.size();) {
+      const std::string& dir = dirs[i / 2];
+      if (i % 2 == 0) validated[i / 2] = test::run_fedgrid("validate " + dir + "/s.yaml");
+      else ran[i / 2] = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out");
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::clamp(std::thread::hardware_concurrency(), 2u, 8u); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto& c = all[i];
+    const auto &validate = validated[i], &run = ran[i];
+    SCOPED_TRACE(c.name);
+    if (c.name == "cuda-without-cuda" && validate.exit_code == 0 && run.exit_code == 0)
+      continue;  // a LibTorch build that sees a GPU: nothing to refuse
+    EXPECT_EQ(validate.exit_code, 2) << "validate:\n" << validate.output;
+    EXPECT_EQ(run.exit_code, 2) << "run:\n" << run.output;
+    const std::string v = error_lines(validate.output), r = error_lines(run.output);
+    EXPECT_FALSE(r.empty()) << "run:\n" << run.output;
+    EXPECT_EQ(v, r) << "validate and run disagree";
+    const std::string expected = with_dir(c.expected, dirs[i]);
+    EXPECT_NE(r.find(expected), std::string::npos) << "run: missing '" << expected << "' in\n" << run.output;
+    EXPECT_NE(v.find(expected), std::string::npos) << "validate: missing '" << expected << "' in\n" << validate.output;
+  }
+}
+
+}  // namespace
+}  // namespace fedgrid
