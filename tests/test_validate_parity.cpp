@@ -54,6 +54,11 @@ std::string profiled(const std::string& platform) {
          "output: {trace: false}\n";
 }
 
+// The same scenario with a half-width mlp, which the profile below has no row of.
+std::string half_width(std::string yaml) {
+  return yaml.replace(yaml.find("arch: mlp"), 9, "arch: mlp, width_multiplier: 0.5");
+}
+
 const std::string kProfile =
     "device,arch,width_multiplier,input,classes,batch_size,threads,train_step_s,train_step_min_s,eval_sample_s,"
     "eval_sample_min_s,repeats,spread\n"
@@ -212,6 +217,9 @@ std::vector<Case> cases() {
       {"profile-device-missing", {{"profile.csv", kProfile}},
        profiled("platform:\n  hospitals: [{count: 2, tier: weak, profile_device: gpu}]\n"),
        "key 'timing.profile': 'weak-1' runs on profile device 'gpu'"},
+      {"profile-no-row-for-model", {{"profile.csv", kProfile}},
+       half_width(profiled("platform:\n  hospitals: [{count: 2, tier: weak, profile_device: lab}]\n")),
+       "key 'timing.profile': no row of mlp width 0.5"},
 
       // ---- fault traces (star, then XML: there the Federation reads them)
       {"crash-trace-missing", {}, scenario(kStarPlatform, kTimingOnly + std::string("faults: {crash_trace: $D/c.csv}\n")),
@@ -222,6 +230,9 @@ std::vector<Case> cases() {
       {"availability-trace-bad-interval", {{"a.csv", "hospital,online_from_s,online_until_s\nweak-*,3,2\n"}},
        scenario(kStarPlatform, kTimingOnly + std::string("faults: {availability_trace: $D/a.csv}\n")),
        "$D/a.csv:2: key 'online_until_s': must be after online_from_s"},
+      {"over-selection-of-everyone", {},
+       scenario(kStarPlatform, kTimingOnly + std::string("faults: {over_selection: 0.5}\n")),
+       "key 'faults.over_selection': the round already selects every hospital"},
       {"link-trace-unknown-hospital", {{"l.csv", "hospital,time_s,bandwidth_factor\nnobody,1,0.5\n"}},
        scenario(kStarPlatform, kTimingOnly + std::string("faults: {link_trace: $D/l.csv}\n")),
        "$D/l.csv:2: key 'hospital': no hospital is named 'nobody'"},

@@ -293,6 +293,10 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
     }
   }
   world.hospital_specs = hospital_specs(s, world);
+  // Each hospital's own model on its device: a missing profile row refused now, not mid-run.
+  if (world.profile)
+    for (size_t h = 0; h < world.hospital_specs.size(); ++h)
+      world.profile->require_model(world.platform.hospital_specs[h].profile_device, world.hospital_specs[h]);
   if (s.training.timing_only && !s.training.surrogate.empty()) world.surrogate = AccuracyCurve::load(s.training.surrogate);
   return out;
 }

@@ -54,6 +54,8 @@ class ComputeProfile {
   std::string devices() const;  // "a, b" for messages
   // Whether some batch size of `spec` was measured on `device`.
   bool has_model(const std::string& device, const models::ModelSpec& spec) const;
+  // Throws the InputError train_step_s would when `device` has no row of `spec`.
+  void require_model(const std::string& device, const models::ModelSpec& spec) const { rows_of(device, spec); }
 
   // Seconds of one training step of `batch` samples. A measured batch size is charged as
   // measured; one between two measured sizes interpolates linearly; one outside them scales the
