@@ -14,18 +14,23 @@ std::vector<RosterEntry> read_roster(const std::string& file) {
   std::vector<RosterEntry> rows;
   std::set<std::string> names;
   try {
-    io::CSVReader<8, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
+    io::CSVReader<9, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
                   io::single_line_comment<'#'>>
         in(file);
     in.read_header(io::ignore_missing_column, "name", "tier", "speed_flops", "uplink_bps", "downlink_bps",
-                   "latency_s", "profile_device", "speed_factor");
+                   "latency_s", "profile_device", "speed_factor", "samples");
     for (const char* required : {"name", "tier"})
       if (!in.has_column(required)) throw PlatformError(file, 1, required, "required column is missing");
-    std::string name, tier, cells[5], profile_device;
+    std::string name, tier, cells[5], profile_device, samples;
     const char* columns[5] = {"speed_flops", "uplink_bps", "downlink_bps", "latency_s", "speed_factor"};
-    while (in.read_row(name, tier, cells[0], cells[1], cells[2], cells[3], profile_device, cells[4])) {
+    while (in.read_row(name, tier, cells[0], cells[1], cells[2], cells[3], profile_device, cells[4], samples)) {
       const int line = int(in.get_file_line());
-      RosterEntry e{name, tier, {}, {}, {}, {}, {}, {}, line};
+      RosterEntry e{name, tier, {}, {}, {}, {}, {}, {}, {}, line};
+      if (!samples.empty()) {
+        if (samples.size() > 15 || samples.find_first_not_of("0123456789") != std::string::npos || std::stoll(samples) < 1)
+          throw PlatformError(file, line, "samples", "expected a positive whole number of samples, got '" + samples + "'");
+        e.samples = std::stoll(samples);
+      }
       if (!profile_device.empty()) e.profile_device = profile_device;
       if (name.empty()) throw PlatformError(file, line, "name", "empty hospital name");
       if (tier.empty()) throw PlatformError(file, line, "tier", "empty tier");

@@ -1,7 +1,9 @@
 #pragma once
 // A roster CSV: one hospital per row. Columns: name, tier (required) and the optional
 // overrides speed_flops, uplink_bps, downlink_bps, latency_s, profile_device, speed_factor (an
-// empty cell keeps the tier's; the last two are for timing.compute: profile).
+// empty cell keeps the tier's; the last two are for timing.compute: profile), and samples (the
+// hospital's training samples in a timing-only run).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@ struct RosterEntry {
   std::optional<double> speed_flops, uplink_bps, downlink_bps, latency_s;
   std::optional<std::string> profile_device;
   std::optional<double> speed_factor;
+  std::optional<int64_t> samples;
   int line = 0;
 };
 

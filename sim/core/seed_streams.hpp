@@ -20,6 +20,7 @@ enum : uint64_t {
   kAsyncTrain = 19,   // (hospital + 1, job): shuffling of an asynchronous job (a hospital may train twice in a round)
   kOffline = 20,      // (hospital + 1, round): faults.offline_probability
   kCrash = 21,        // (hospital + 1, crash number): gaps between crashes, faults.crash_rate_per_hour
+  kPopulation = 22,   // (group, figure): platform.hospitals[].vary draws
 };
 
 }  // namespace fedgrid::seed_streams

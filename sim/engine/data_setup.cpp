@@ -127,7 +127,7 @@ void set_up_data(World& world, int hospitals) {
   }
 
   world.splits.assign(size_t(hospitals), {});
-  if (s.data.samples_per_hospital) return;  // timing-only: every hospital holds a count, no samples
+  if (!world.sample_counts.empty()) return;  // timing-only: every hospital holds a count, no samples
   data::Indices server_pool;
   for (const auto& g : groups) deal(world, g, server_pool);
   if (!server_pool.empty())

@@ -18,6 +18,7 @@
 #include "sim/engine/data_setup.hpp"
 #include "sim/engine/faults.hpp"
 #include "sim/engine/federation.hpp"
+#include "sim/engine/population.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/progress.hpp"
 #include "sim/engine/recorder.hpp"
@@ -45,7 +46,7 @@ models::ModelSpec tier_spec_for(const ModelChoice& m, const models::ModelSpec& g
 }
 
 // Each hospital's own model: its group's platform.hospitals[].model, else its tier's
-// model.<tier>, else the global model (hospitals in id order, as hospital_machines lists them).
+// model.<tier>, else the global model (hospitals in id order, as hospital_population lists them).
 std::vector<models::ModelSpec> hospital_specs(const Scenario& s, const World& world) {
   std::vector<models::ModelSpec> out;
   for (const auto& h : world.platform.hospital_specs) {
@@ -66,47 +67,6 @@ std::vector<models::ModelSpec> hospital_specs(const Scenario& s, const World& wo
       }
     }
   }
-  return out;
-}
-
-// The hospital machines of the scenario: groups of counts, or a roster.
-std::vector<platforms::MachineSpec> hospital_machines(const Scenario& s, const platforms::TierCatalog& catalog) {
-  std::vector<platforms::MachineSpec> out;
-  auto tier_of = [&](const std::string& name, const std::string& file, int line, const std::string& key) {
-    const platforms::Tier* t = catalog.find(name);
-    if (!t) throw InputError(file, line, key, "unknown tier '" + name + "' (known: " + catalog.names() + ")");
-    return t;
-  };
-  auto apply = [](platforms::MachineSpec& m, const auto& o) {
-    if (o.speed_flops) m.speed_flops = *o.speed_flops;
-    if (o.uplink_bps) m.uplink_bps = *o.uplink_bps;
-    if (o.downlink_bps) m.downlink_bps = *o.downlink_bps;
-    if (o.latency_s) m.latency_s = *o.latency_s;
-    if (o.profile_device) m.profile_device = *o.profile_device;
-    if (o.speed_factor) m.speed_factor = *o.speed_factor;
-  };
-  if (!s.platform.roster.empty()) {
-    for (const auto& row : platforms::read_roster(s.platform.roster)) {
-      auto m = platforms::machine_from_tier(row.name, *tier_of(row.tier, s.platform.roster, row.line, "tier"));
-      apply(m, row);
-      out.push_back(m);
-    }
-    return out;
-  }
-  for (size_t g = 0; g < s.platform.hospitals.size(); ++g) {
-    const auto& group = s.platform.hospitals[g];
-    const auto* tier = tier_of(group.tier, s.file, group.line, "platform.hospitals[" + std::to_string(g) + "].tier");
-    const std::string prefix = group.name.empty() ? group.tier : group.name;
-    for (int i = 0; i < group.count; ++i) {
-      auto m = platforms::machine_from_tier(prefix + "-" + std::to_string(i + 1), *tier);
-      apply(m, group);
-      out.push_back(m);
-    }
-  }
-  // Names must be unique hosts: two groups of one tier continue the numbering.
-  std::map<std::string, int> seen;
-  for (auto& m : out)
-    if (seen[m.name]++) m.name += "-" + std::to_string(seen[m.name]);
   return out;
 }
 
@@ -195,7 +155,7 @@ void check_platform_and_data(const Scenario& s) {
     throw s.error_at("platform.server.tier",
                      "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
   if (s.platform.xml.empty()) {
-    const auto machines = hospital_machines(s, catalog);
+    const auto machines = hospital_population(s, catalog).machines;
     // The fault traces name hospitals: read them now, so that validate refuses what run would.
     if (s.faults.any()) {
       std::vector<std::string> names;
@@ -255,10 +215,14 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   world.scenario = s;
   world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
   std::vector<platforms::MachineSpec> machines;
-  if (!s.platform.xml.empty())
+  if (!s.platform.xml.empty()) {
     world.platform = platforms::load_xml_platform(s.platform.xml, xml_mapping(s), world.catalog);
-  else
-    machines = hospital_machines(s, world.catalog);
+    if (s.data.samples_per_hospital) world.sample_counts.assign(world.platform.hospitals.size(), *s.data.samples_per_hospital);
+  } else {
+    auto population = hospital_population(s, world.catalog);
+    machines = std::move(population.machines);
+    world.sample_counts = std::move(population.samples);
+  }
   const int n = out->hospitals = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
 
   set_up_data(world, n);
@@ -413,7 +377,7 @@ std::string export_platform(const Scenario& s) {
         "    platform: {xml: THIS_FILE, server: {host: server}}\n"
         "  and take platform.hospitals (or platform.roster) out: the outputs are the same, byte for\n"
         "  byte. Edit speeds, links and tiers here; a host's tier names its group in the outputs.\n";
-    return platforms::star_platform_xml(server, hospital_machines(s, catalog),
+    return platforms::star_platform_xml(server, hospital_population(s, catalog).machines,
                                         {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, header);
   });
 }

@@ -52,9 +52,12 @@ struct World {
   std::unique_ptr<Executor> executor;
   PerfCounters perf;
 
-  // Hospital h's training samples: its split, or data.samples_per_hospital (timing-only).
+  // Timing-only runs: each hospital's training samples as the scenario sets them (vary.samples,
+  // the roster's samples column, data.samples_per_hospital); empty: the partition decides.
+  std::vector<int64_t> sample_counts;
+  // Hospital h's training samples: its count, or its split's.
   int64_t train_samples(size_t h) const {
-    return scenario.data.samples_per_hospital.value_or(int64_t(splits[h].train.size()));
+    return sample_counts.empty() ? int64_t(splits[h].train.size()) : sample_counts[h];
   }
 };
 

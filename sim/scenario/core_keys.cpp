@@ -25,10 +25,44 @@ std::optional<ModelChoice> model_choice(const KeyValues& from, const std::string
 
 // A hospital group's own model: its arch or width left empty/0 mean "the global model's",
 // filled in once model.* is read (core_keys' reader runs before the items are completed).
+// platform.hospitals[].vary.<figure>: one distribution per figure, read whole from its `dist`.
+void vary_keys(KeySet<HospitalGroup>& k) {
+  using G = HospitalGroup;
+  k.group("vary", "Figures each hospital of the group draws from a distribution, seeded by the scenario seed "
+                  "(speed_flops, uplink_bps, downlink_bps, latency_s; samples with training.mode timing-only)");
+  for (const std::string figure : {"speed_flops", "uplink_bps", "downlink_bps", "latency_s", "samples"}) {
+    const std::string at = "vary." + figure;
+    k.group(at, "Distribution of " + figure + " over this group's hospitals");
+    k.custom(at + ".dist", KeyType::String, none,
+             "lognormal (median, sigma), uniform (min, max) or empirical (file, column: values resampled)",
+             {.allowed = {"lognormal", "uniform", "empirical"}, .required = true},
+             [at, figure](G& g, const KeyValues& from) {
+               if (!from.given(at + ".dist")) return;  // every reader runs; this figure is not drawn
+               FigureDraw d;
+               d.dist = *from.value<std::string>(at + ".dist");
+               d.median = from.value<double>(at + ".median");
+               d.sigma = from.value<double>(at + ".sigma");
+               d.min = from.value<double>(at + ".min");
+               d.max = from.value<double>(at + ".max");
+               d.file = from.value<std::string>(at + ".file").value_or("");
+               d.column = from.value<std::string>(at + ".column").value_or(figure);
+               g.vary[figure] = d;
+             });
+    k.custom(at + ".median", KeyType::Float, none, "lognormal: the median (e^mu)", {.min = 0, .min_exclusive = true}, {});
+    k.custom(at + ".sigma", KeyType::Float, none, "lognormal: the standard deviation of the logarithm", {.min = 0}, {});
+    k.custom(at + ".min", KeyType::Float, none, "uniform: the lower end; lognormal, empirical: draws below are raised to it",
+             {.min = 0}, {});
+    k.custom(at + ".max", KeyType::Float, none, "uniform: the upper end; lognormal, empirical: draws above are lowered to it",
+             {.min = 0}, {});
+    k.custom(at + ".file", KeyType::String, none, "empirical: CSV of observed values (relative to the scenario file)", {}, {});
+    k.custom(at + ".column", KeyType::String, none, "empirical: the column holding them (default: the figure's name)", {}, {});
+  }
+}
+
 KeySet<HospitalGroup> hospital_group_keys() {
   using G = HospitalGroup;
-  return KeySet<G>()
-      .add("count", &G::count, "1", "Number of hospitals in this group", {.min = 1})
+  KeySet<G> k;
+  k.add("count", &G::count, "1", "Number of hospitals in this group", {.min = 1})
       .add("tier", &G::tier, none, "Tier of this group (see `fedgrid list tiers`)", {.required = true})
       .add("name", &G::name, none, "Name prefix of this group's hospitals (default: the tier)")
       .bind<double>("speed_flops", [](G& g) -> auto& { return g.speed_flops; }, none,
@@ -53,6 +87,8 @@ KeySet<HospitalGroup> hospital_group_keys() {
       .custom("model.width_multiplier", KeyType::Float, none,
               "Width of this group's model (default: model.width_multiplier)",
               {.min = 0, .max = 1, .min_exclusive = true}, {});
+  vary_keys(k);
+  return k;
 }
 
 KeySet<XmlTierRule> xml_tier_keys() {
@@ -97,7 +133,7 @@ KeySet<Scenario> build() {
       .bind_list<HospitalGroup>("platform.hospitals", [](S& s) -> auto& { return s.platform.hospitals; },
                                 "Hospital groups: {count, tier} plus optional overrides", hospital_group_keys())
       .bind<std::string>("platform.roster", [](S& s) -> auto& { return s.platform.roster; }, none,
-                         "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s,profile_device,speed_factor]); replaces hospitals")
+                         "Roster CSV, one hospital per row (name,tier[,speed_flops,uplink_bps,downlink_bps,latency_s,profile_device,speed_factor,samples]); replaces hospitals")
       .bind<std::string>("platform.xml", [](S& s) -> auto& { return s.platform.xml; }, none,
                          "SimGrid XML platform, as SimGrid loads it; platform.server.host is the server, platform.xml_hospitals the hospitals")
       .bind<std::string>("platform.xml_hospitals", [](S& s) -> auto& { return s.platform.xml_hospitals; }, none,

@@ -88,6 +88,7 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
     h.line = line_of("platform.hospitals[" + std::to_string(i) + "].tier");
     if (h.model && h.model->arch.empty()) h.model->arch = s.model.arch;  // the global model's
     if (h.model && h.model->width_multiplier == 0) h.model->width_multiplier = s.model.width_multiplier;
+    for (auto& [figure, draw] : h.vary) draw.file = resolve_path(draw.file, file);
   }
   auto& d = s.data;
   auto dataset_path = [&](std::string name) {
@@ -150,6 +151,21 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   if (s.timing.compute != "profile" && !s.timing.profile.empty())
     problems.push_back(s.error_at("timing.profile", "is read only with timing.compute: profile").problems()[0]);
   timing_only_key("data.samples_per_hospital", d.samples_per_hospital.has_value());
+  // Each drawn figure names what its distribution needs, and nothing it ignores.
+  for (size_t i = 0; i < p.hospitals.size(); ++i)
+    for (const auto& [figure, d] : p.hospitals[i].vary) {
+      const std::string key = "platform.hospitals[" + std::to_string(i) + "].vary." + figure;
+      auto problem = [&](const std::string& what) { problems.push_back(s.error_at(key, what).problems()[0]); };
+      const bool lognormal = d.dist == "lognormal", uniform = d.dist == "uniform", empirical = d.dist == "empirical";
+      if (lognormal && (!d.median || !d.sigma)) problem("lognormal needs median and sigma");
+      if (uniform && (!d.min || !d.max)) problem("uniform needs min and max");
+      if (empirical && d.file.empty()) problem("empirical needs file (a CSV of observed values)");
+      if (!lognormal && (d.median || d.sigma)) problem("median and sigma are lognormal's");
+      if (!empirical && (!d.file.empty() || d.column != figure)) problem("file and column are empirical's");
+      if (d.min && d.max && *d.min > *d.max) problem("min is above max");
+      if (uniform && d.min && *d.min == 0 && figure != "latency_s") problem("min must be positive: " + figure + " 0 is no machine");
+      if (figure == "samples") timing_only_key(key, true);
+    }
   timing_only_key("timing.cohorts", s.timing.cohorts);
   if (s.timing.cohorts && s.timing.network != "cm02")
     problems.push_back(s.error_at("timing.cohorts", "needs timing.network: cm02 (under LV08 a representative's RTT weight "

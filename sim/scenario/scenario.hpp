@@ -17,6 +17,15 @@ struct ModelChoice {
   double width_multiplier = 1.0;
 };
 
+// platform.hospitals[].vary.<figure>: each hospital of the group draws the figure from this
+// distribution (sim/engine/population.hpp): lognormal {median, sigma}, uniform {min, max}, or
+// empirical {file, column} (values resampled); min/max also bound lognormal and empirical draws.
+struct FigureDraw {
+  std::string dist;
+  std::optional<double> median, sigma, min, max;
+  std::string file, column;
+};
+
 struct HospitalGroup {
   int count = 1;
   std::string tier;
@@ -25,6 +34,8 @@ struct HospitalGroup {
   std::optional<std::string> profile_device;  // timing.compute: profile
   std::optional<double> speed_factor;
   std::optional<ModelChoice> model;  // this group's own model (local, fedskd)
+  // Figures drawn per hospital, by name: speed_flops, uplink_bps, downlink_bps, latency_s, samples.
+  std::map<std::string, FigureDraw> vary;
   int line = 0;  // where it was declared, for later error messages
 };
 
