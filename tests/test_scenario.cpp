@@ -177,6 +177,19 @@ TEST(Scenario, AKeyThatIsAListOrMappingIsAnInputError) {
   EXPECT_NE(tiers.output.find("tiers.yaml:2: key 'tiers'"), std::string::npos) << tiers.output;
 }
 
+// An int key beyond an int (tests/inputs/scenario/int_beyond_int.yaml, found by fuzz_sweep) and
+// an int list item beyond one: out of range, exit 2, in the file and on the command line.
+TEST(Scenario, AnIntegerBeyondAnIntIsOutOfRange) {
+  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/tests/inputs/scenario/int_beyond_int.yaml";
+  auto r = test::run_fedgrid("validate " + file);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(file + ":6: key 'stop.rounds': must be <= 2147483647, got 12222222222220"), std::string::npos)
+      << r.output;
+  auto set = test::run_fedgrid("validate " + file + " --set stop.rounds=3 --set platform.hospitals.0.count=-99999999999");
+  EXPECT_EQ(set.exit_code, 2) << set.output;
+  EXPECT_NE(set.output.find("key 'platform.hospitals[0].count': must be >= 1, got -99999999999"), std::string::npos) << set.output;
+}
+
 // A list index with more digits than any list has items: out of range, not std::out_of_range
 // from stoul (which the command line reported as an internal error, exit 1).
 TEST(Scenario, AHugeListIndexInAnOverrideIsOutOfRange) {

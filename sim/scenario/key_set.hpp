@@ -11,6 +11,7 @@
 //       .add("mu", &Settings::mu, "0.01", "weight of the proximal term", {.min = 0});
 //   Settings s = kKeys.read(fed.scenario());        // algorithm.mu, or 0.01
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -46,6 +47,12 @@ class KeySet {
   template <class T, class Access>
   KeySet& bind(const std::string& name, Access access, std::optional<std::string> default_text, std::string description,
                KeyBounds bounds = {}) {
+    // An int field holds what an int holds: a larger value is an input error, not yaml-cpp's
+    // conversion failure when the key is read.
+    if constexpr (std::is_same_v<T, int>) {
+      if (!bounds.min) bounds.min = double(std::numeric_limits<int>::min());
+      if (!bounds.max) bounds.max = double(std::numeric_limits<int>::max());
+    }
     return custom(name, type_of<T>(), std::move(default_text), std::move(description), std::move(bounds),
                   [name, access](Settings& s, const KeyValues& from) {
                     if (auto v = from.value<T>(name)) access(s) = *v;

@@ -3,6 +3,8 @@
 #include "sim/scenario/validation.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "sim/scenario/key_table.hpp"
@@ -124,6 +126,8 @@ class Validator {
           }
           if (decl.min && double(x) < *decl.min)
             add(line_of(v[i], item), item, "must be >= " + fmt(*decl.min) + ", got " + std::to_string(x), where);
+          if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())  // the list holds ints
+            add(line_of(v[i], item), item, "out of range, got " + std::to_string(x), where);
         }
         return;
       default:
@@ -154,6 +158,7 @@ class Validator {
   }
 
   static std::string fmt(double x) {
+    if (x == std::floor(x) && std::abs(x) < 1e15) return std::to_string(int64_t(x));  // a whole bound, all its digits
     std::ostringstream os;
     os << x;
     return os.str();
