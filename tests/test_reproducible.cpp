@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
+#include "sim/jobs/compute.hpp"
 
 namespace fedgrid {
 namespace {
@@ -57,10 +58,38 @@ TEST(Reproducible, AnExplicitThreadCountIsReproducibleOnOneCoreToo) {
 
 TEST(Reproducible, SummaryRecordsWhatFixesTheArithmetic) {
   const auto one = nlohmann::json::parse(read_file(run_in("arith-1", "--set training.device=cpu") + "/summary.json"));
-  EXPECT_EQ(one["arithmetic"], nlohmann::json::parse(R"({"device": "cpu", "threads_per_worker": 1})"));
+  EXPECT_EQ(one["arithmetic"], nlohmann::json::parse(R"({"device": "cpu", "threads_per_worker": 1, "precision": "fp32"})"));
   const auto two = nlohmann::json::parse(
       read_file(run_in("arith-2", "--set training.threads_per_worker=2 --set training.device=cpu") + "/summary.json"));
   EXPECT_EQ(two["arithmetic"]["threads_per_worker"], 2);
+}
+
+// training.precision: bf16 trains under autocast: its own arithmetic (recorded), reproducible
+// like fp32's. Where the CPU lacks AVX-512 BF16 it is refused instead.
+TEST(Reproducible, Bf16IsItsOwnReproducibleArithmetic) {
+  if (!cpu_has_bf16()) {
+    const std::string dir = test::temp_dir("bf16-refused");
+    test::write_file(dir + "/s.yaml", test::tiny_scenario("bf16"));
+    const auto r = run_fedgrid("validate " + dir + "/s.yaml --set training.precision=bf16");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("training.precision"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("AVX-512 BF16"), std::string::npos) << r.output;
+    return;
+  }
+  const std::string bf16 = "--set training.precision=bf16 --set training.device=cpu";
+  const auto once = run_in("bf16-1", bf16);
+  expect_same_bytes(once, run_in("bf16-2", bf16 + " --set training.workers=1"));
+  EXPECT_EQ(nlohmann::json::parse(read_file(once + "/summary.json"))["arithmetic"]["precision"], "bf16");
+  // The losses move: autocast really ran the convolutions in bfloat16.
+  EXPECT_NE(read_file(once + "/rounds.csv"), read_file(run_in("bf16-fp32", "--set training.device=cpu") + "/rounds.csv"));
+}
+
+TEST(Reproducible, PrecisionIsFp32OrBf16) {
+  const std::string dir = test::temp_dir("fp16");
+  test::write_file(dir + "/s.yaml", test::tiny_scenario("fp16"));
+  const auto r = run_fedgrid("validate " + dir + "/s.yaml --set training.precision=fp16");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("training.precision"), std::string::npos) << r.output;
 }
 
 TEST(Reproducible, TimingOnlyRunsHaveNoArithmetic) {

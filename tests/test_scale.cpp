@@ -135,6 +135,21 @@ output: {trace: false}
 )";
 }
 
+// More hospital actors at once than SimGrid's guarded stacks allow (two memory mappings each
+// against vm.max_map_count, 65,530 by default): run.cpp's fit_actor_stacks drops the guard
+// pages past that. 70,000 hospitals train side by side, as two do: the same round time.
+TEST(SlowScale, SeventyThousandHospitalActorsAtOnce) {
+  const std::string yaml = [](int count) {
+    return "name: actors\nseed: 1\nplatform:\n  server: {tier: cloud}\n  hospitals: [{count: " + std::to_string(count) +
+           ", tier: weak}]\ndata: {samples_per_hospital: 50}\nmodel: {arch: mlp}\ntraining: {mode: timing-only}\n"
+           "algorithm: {name: local}\nstop: {rounds: 1}\noutput: {trace: false}\n";
+  }(70000);
+  const auto many = run_ok("actors-70000", yaml);
+  const auto two = run_ok("actors-2", std::string(yaml).replace(yaml.find("70000"), 5, "2"));
+  EXPECT_EQ(lines(read_file(many + "/hospitals.csv")).size(), 70001u);
+  EXPECT_EQ(column(read_file(many + "/rounds.csv"), "sim_time_s"), column(read_file(two + "/rounds.csv"), "sim_time_s"));
+}
+
 TEST(Cohorts, MatchOneFlowPerHospitalExactly) {
   for (const char* algorithm : {"fedavg", "local"}) {
     const std::string yaml = cohort_scenario(std::string("cohorts-") + algorithm) + "algorithm: {name: " + algorithm + "}\n";

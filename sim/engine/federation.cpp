@@ -278,10 +278,15 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
                        sc.training.local_steps,
                        {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
                        job_seed(id),
-                       world_.device};
+                       world_.device,
+                       precision_of(sc.training.precision)};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
-    future = world_.executor->submit([&work, job] { return work.run(job); });
+    future = world_.executor->submit([&work, job] {
+      TrainOutcome out;
+      in_precision(job.precision, [&] { out = work.run(job); });
+      return out;
+    });
   }
   // A job whose length it decides itself is charged once it has said how long it took.
   TrainOutcome out;
@@ -383,7 +388,9 @@ const data::HospitalSplit& Federation::server_data() const { return world_.serve
 void Federation::run_on_server(ServerWork& work) {
   std::future<void> job;
   if (!world_.scenario.training.timing_only)
-    job = world_.executor->submit([&] { work.run(world_.data.train, world_.device); });
+    job = world_.executor->submit([&] {
+      in_precision(precision_of(world_.scenario.training.precision), [&] { work.run(world_.data.train, world_.device); });
+    });
   charge_server(work.flops());
   if (job.valid()) await(job, world_.perf.wait_training_s);
 }
@@ -806,7 +813,8 @@ double Federation::energy_j() { return energy_->total_j(now()); }
 RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> versions) {
   std::optional<Arithmetic> arithmetic;
   if (!world_.scenario.training.timing_only)
-    arithmetic = Arithmetic{world_.device == ComputeDevice::Cuda ? "cuda" : "cpu", world_.perf.threads_per_worker};
+    arithmetic = Arithmetic{world_.device == ComputeDevice::Cuda ? "cuda" : "cpu", world_.perf.threads_per_worker,
+                            world_.scenario.training.precision};
   return ledger_->finish(now(), energy_j(), std::move(versions), std::move(arithmetic));
 }
 

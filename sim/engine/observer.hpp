@@ -72,6 +72,7 @@ struct RunInfo {
 struct Arithmetic {
   std::string device = "cpu";
   int threads_per_worker = 1;
+  std::string precision = "fp32";  // training.precision
 };
 
 // What faults (faults.*) cost the run: updates that never reached their round (offline,

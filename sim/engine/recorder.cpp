@@ -145,7 +145,8 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"seed", s.seed},
                            {"arithmetic", s.arithmetic ? nlohmann::ordered_json{{"device", s.arithmetic->device},
                                                                                 {"threads_per_worker",
-                                                                                 s.arithmetic->threads_per_worker}}
+                                                                                 s.arithmetic->threads_per_worker},
+                                                                                {"precision", s.arithmetic->precision}}
                                                        : nlohmann::ordered_json(nullptr)},
                            {"rounds", s.rounds},
                            {"stop_reason", s.stop_reason},

@@ -4,6 +4,7 @@
 // runtime set-up. Each job rebuilds its model from flat weights on its worker thread (modules
 // are cached per thread and architecture), so jobs share nothing.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,18 @@ struct OptimizerConfig {
 
 // Where LibTorch computes: training.device resolved once per run (resolve_device).
 enum class ComputeDevice { Cpu, Cuda };
+
+// training.precision: fp32, or bf16 autocast (convolutions and matrix products in bfloat16,
+// weights, optimiser and losses in fp32).
+enum class Precision { Fp32, Bf16 };
+Precision precision_of(const std::string& setting);
+const char* precision_name(Precision p);
+// Whether this CPU computes bfloat16 natively (AVX-512 BF16); without it LibTorch emulates
+// bf16 slower than fp32, so training.precision: bf16 is refused.
+bool cpu_has_bf16();
+// Runs `body` on this thread with training.precision in force (autocast is thread-local
+// state: set and cleared around each job on its worker thread).
+void in_precision(Precision p, const std::function<void()>& body);
 
 struct TrainOutcome {
   std::vector<float> weights;

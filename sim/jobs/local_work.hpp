@@ -29,6 +29,7 @@ struct JobInput {
   OptimizerConfig optimizer;
   uint64_t seed = 0;  // the job's own stream: (scenario seed, hospital, round)
   ComputeDevice device = ComputeDevice::Cpu;
+  Precision precision = Precision::Fp32;
 };
 
 // What the cost side knows before (or, for charged_after_run works, after) the job runs.

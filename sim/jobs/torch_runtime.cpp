@@ -1,5 +1,6 @@
 // The torch runtime behind compute.hpp's torch-free declarations: devices, initial weights,
 // per-worker thread set-up, version.
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include "models/nets.hpp"
@@ -22,6 +23,32 @@ ComputeDevice resolve_device(const std::string& setting) {
     throw std::runtime_error("no CUDA device visible to this LibTorch build (Debian's LibTorch is CPU-only; "
                              "build against a CUDA LibTorch, see README 'GPU')");
   return ComputeDevice::Cpu;
+}
+
+Precision precision_of(const std::string& setting) { return setting == "bf16" ? Precision::Bf16 : Precision::Fp32; }
+
+const char* precision_name(Precision p) { return p == Precision::Bf16 ? "bf16" : "fp32"; }
+
+bool cpu_has_bf16() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512bf16");
+}
+
+void in_precision(Precision p, const std::function<void()>& body) {
+  if (p == Precision::Fp32) return body();
+  // Restored however body ends: the worker thread runs the next job in its own precision.
+  // No cast cache: autocast keeps a weight's bf16 copy until the region ends, and a job's
+  // region spans every optimiser step, so cached copies would train on stale weights.
+  struct Autocast {
+    const bool cache = at::autocast::is_autocast_cache_enabled();
+    Autocast() {
+      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+      at::autocast::set_autocast_cache_enabled(false);
+      at::autocast::set_cpu_enabled(true);
+    }
+    ~Autocast() { at::autocast::set_cpu_enabled(false), at::autocast::set_autocast_cache_enabled(cache); }
+  } autocast;
+  body();
 }
 
 void init_torch_worker(int intra_op_threads) { torch::set_num_threads(std::max(1, intra_op_threads)); }

@@ -246,6 +246,9 @@ KeySet<Scenario> build() {
                      {.min = 0})
       .bind<std::string>("training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
                          "auto | cpu | cuda (auto: cuda when present)", {.allowed = {"auto", "cpu", "cuda"}})
+      .bind<std::string>("training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
+                         "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time",
+                         {.allowed = {"fp32", "bf16"}})
       .bind<int>("training.workers", [](S& s) -> auto& { return s.training.workers; }, "0",
                  "Compute executor worker threads (0: one per core); how fast, never what: outputs are the same for any count", {.min = 0})
       .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "1",

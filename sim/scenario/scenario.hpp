@@ -109,6 +109,7 @@ struct Scenario {
     int batch_size = 32, local_epochs = 1;
     int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
     std::string device;
+    std::string precision = "fp32";  // fp32 | bf16 (autocast on CPUs with AVX-512 BF16)
     int workers = 0, threads_per_worker = 1;
   } training;
 
