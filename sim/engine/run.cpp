@@ -290,6 +290,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   // The intra-op thread count sets LibTorch's reduction order, so it is the scenario's own
   // (default 1), never cores / workers: any worker count and core count give the same bytes.
   world.perf.threads_per_worker = s.training.threads_per_worker;
+  if (world.perf.workers > 0) cache_large_blocks();
   world.executor = std::make_unique<Executor>(world.perf.workers,
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
