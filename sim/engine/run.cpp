@@ -347,6 +347,11 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
                      {"wall_evaluation_s", p.evaluation_s},
                      {"wall_output_s", output_s},
                      {"wall_engine_and_algorithm_s", sim_wall - p.wait_training_s - p.evaluation_s - output_s},
+                     {"wall_training_jobs_s", p.training_busy.seconds()},
+                     {"training_flops", p.training_flops},
+                     // Charged FLOPs over the wall time any training job ran: the whole machine's
+                     // achieved rate, to set against its peak (bench/peak_flops).
+                     {"training_flops_per_s", p.training_busy.seconds() > 0 ? p.training_flops / p.training_busy.seconds() : 0.0},
                      {"peak_rss_mib", peak_rss_mib()},
                      {"workers", p.workers},
                      {"threads_per_worker", p.threads_per_worker},
