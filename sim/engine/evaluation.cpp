@@ -1,11 +1,12 @@
 #include "sim/engine/evaluation.hpp"
 
 #include <chrono>
-#include <future>
+#include <cstdint>
 
 #include "sim/engine/world.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/metrics.hpp"
+#include "sim/jobs/parallel_evaluation.hpp"
 
 namespace fedgrid {
 namespace {
@@ -48,55 +49,59 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
     for (const auto& t : tiers_) sc.tier_model_accuracy[t] = tier_models.count(t) ? std::nullopt : sc.accuracy;
   } else if (scores_round(round, now)) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto& ex = *world_.executor;
-    auto on_test_set = [&](const Model& m) {
-      return ex.submit([&] { return run_evaluation(m.spec, m.weights, world_.data.test, nullptr, world_.device); });
-    };
-    auto global_eval = on_test_set(global);
+    // Everything is queued before anything is awaited, so every worker has batches to score.
+    ParallelEvaluation ev(*world_.executor, world_.device);
+    auto on_test_set = [&](const Model& m) { return ev.add(m.spec, m.weights, world_.data.test, nullptr); };
+    const size_t global_eval = on_test_set(global);
     // A tier holding the global model itself (HeteroFL's full-width tier) is scored once.
     auto is_global = [&](const Model& m) { return m.spec == global.spec && m.weights == global.weights; };
-    std::map<std::string, std::future<EvalOutcome>> tier_evals;
+    std::map<std::string, size_t> tier_evals;
     for (const auto& t : tiers_)
       if (tier_models.count(t) && !is_global(tier_models.at(t))) tier_evals.emplace(t, on_test_set(tier_models.at(t)));
-    std::vector<std::future<EvalOutcome>> local;
-    for (const auto& h : hospitals_)
-      local.push_back(ex.submit([&, split = h.split, m = &model_of(h.tier)] {
-        return run_evaluation(m->spec, m->weights, world_.data.train, &split->test, world_.device);
-      }));
-    EvalOutcome g = global_eval.get();
+    std::vector<size_t> local;
+    for (const auto& h : hospitals_) {
+      const Model& m = model_of(h.tier);
+      local.push_back(ev.add(m.spec, m.weights, world_.data.train, &h.split->test));
+    }
+    // The global test: each tier's model on every hospital's split, each weighted equally (one
+    // global model: the mean over the splits, already scored). cross[t][j] = SIZE_MAX: hospital
+    // j's own score stands.
+    constexpr size_t kOwn = SIZE_MAX;
+    std::map<std::string, std::vector<size_t>> cross;
+    for (const auto& t : tiers_) {
+      if (!world_.scenario.output.global_test && tier_models.count(t)) continue;
+      auto& jobs = cross[t];
+      const Model& m = model_of(t);
+      for (size_t j = 0; j < n; ++j)
+        jobs.push_back(&model_of(hospitals_[j].tier) != &m
+                           ? ev.add(m.spec, m.weights, world_.data.train, &hospitals_[j].split->test)
+                           : kOwn);
+    }
+    EvalOutcome g = ev.get(global_eval);
     sc.accuracy = g.accuracy, sc.loss = g.loss, sc.auc = g.auc;
     sc.confusion = std::move(g.confusion);
     for (const auto& t : tiers_)
-      sc.tier_model_accuracy[t] = tier_evals.count(t) ? tier_evals.at(t).get().accuracy : g.accuracy;
+      sc.tier_model_accuracy[t] = tier_evals.count(t) ? ev.get(tier_evals.at(t)).accuracy : g.accuracy;
     for (size_t i = 0; i < n; ++i) {
-      EvalOutcome e = local[i].get();
+      EvalOutcome e = ev.get(local[i]);
       if (e.samples) sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc;
     }
-    // The global test: each tier's model on every hospital's split, each weighted equally (one
-    // global model: the mean over the splits, already scored).
     std::map<std::string, std::pair<std::vector<std::optional<double>>, std::vector<std::optional<double>>>> on_all;
-    for (const auto& t : tiers_) {
-      if (!world_.scenario.output.global_test && tier_models.count(t)) continue;
+    for (const auto& [t, jobs] : cross) {
       auto& [acc, auc] = on_all[t];
-      std::vector<std::future<EvalOutcome>> cross(n);
-      const Model& m = model_of(t);
-      for (size_t j = 0; j < n; ++j)
-        if (&model_of(hospitals_[j].tier) != &m)
-          cross[j] = ex.submit([&, split = hospitals_[j].split] {
-            return run_evaluation(m.spec, m.weights, world_.data.train, &split->test, world_.device);
-          });
       for (size_t j = 0; j < n; ++j) {
-        if (!cross[j].valid()) {
+        if (jobs[j] == kOwn) {
           acc.push_back(sc.accuracy_of[j]), auc.push_back(sc.auc_of[j]);
           continue;
         }
-        EvalOutcome e = cross[j].get();
+        EvalOutcome e = ev.get(jobs[j]);
         if (e.samples) acc.push_back(e.accuracy), auc.push_back(e.auc);
       }
     }
     for (size_t i = 0; i < n; ++i)
       if (auto it = on_all.find(hospitals_[i].tier); it != on_all.end())
         sc.global_accuracy_of[i] = mean_present(it->second.first), sc.global_auc_of[i] = mean_present(it->second.second);
+    release_cached_blocks();
     world_.perf.evaluation_s += seconds_since(t0);
   }
   return sc;
@@ -111,19 +116,18 @@ Scores Evaluator::local(int round, double now, const std::vector<Model>& local_m
     const auto t0 = std::chrono::steady_clock::now();
     // jobs[i][j]: hospital i's model on hospital j's test split (only j = i without global_test).
     const bool cross = world_.scenario.output.global_test;
-    std::vector<std::vector<std::future<EvalOutcome>>> jobs(n);
+    ParallelEvaluation ev(*world_.executor, world_.device);
+    std::vector<std::vector<size_t>> jobs(n);
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < n; ++j)
         if (cross || i == j)
-          jobs[i].push_back(world_.executor->submit([&, i, j] {
-            return run_evaluation(local_models[i].spec, local_models[i].weights, world_.data.train,
-                                  &hospitals_[j].split->test, world_.device);
-          }));
+          jobs[i].push_back(
+              ev.add(local_models[i].spec, local_models[i].weights, world_.data.train, &hospitals_[j].split->test));
     std::vector<std::optional<double>> losses(n);
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::optional<double>> acc_on, auc_on;
       for (size_t k = 0; k < jobs[i].size(); ++k) {
-        EvalOutcome e = jobs[i][k].get();
+        EvalOutcome e = ev.get(jobs[i][k]);
         if (!e.samples) continue;
         acc_on.push_back(e.accuracy), auc_on.push_back(e.auc);
         if (cross && k != i) continue;  // the rest is the global test
@@ -134,6 +138,7 @@ Scores Evaluator::local(int round, double now, const std::vector<Model>& local_m
       if (cross) sc.global_accuracy_of[i] = mean_present(acc_on), sc.global_auc_of[i] = mean_present(auc_on);
     }
     sc.accuracy = mean_present(sc.accuracy_of), sc.loss = mean_present(losses), sc.auc = mean_present(sc.auc_of);
+    release_cached_blocks();
     world_.perf.evaluation_s += seconds_since(t0);
   }
   return sc;

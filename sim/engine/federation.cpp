@@ -282,7 +282,8 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
                        precision_of(sc.training.precision)};
     // Submit first, then charge the simulated cost: hospitals that train in the same simulated
     // window have all submitted before any of them blocks on its result.
-    future = world_.executor->submit([&work, job] {
+    future = world_.executor->submit([&work, job, &busy = world_.perf.training_busy] {
+      BusyClock::Scope running(busy);
       TrainOutcome out;
       in_precision(job.precision, [&] { out = work.run(job); });
       return out;
@@ -293,6 +294,7 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   const bool after = real && work.charged_after_run();
   if (after) out = await(future, world_.perf.wait_training_s);
   const Charge charge = work.cost(shape, after ? &out : nullptr);
+  if (real) world_.perf.training_flops += charge.flops;  // a job cut by faults still runs whole
   const double start = now();
   const double amount = compute_amount(where, charge);
   Guard* guard = where.is_server() ? nullptr : guard_here();

@@ -319,6 +319,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   // The intra-op thread count sets LibTorch's reduction order, so it is the scenario's own
   // (default 1), never cores / workers: any worker count and core count give the same bytes.
   world.perf.threads_per_worker = s.training.threads_per_worker;
+  if (world.perf.workers > 0) cache_large_blocks();
   world.executor = std::make_unique<Executor>(world.perf.workers,
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -375,6 +376,11 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
                      {"wall_evaluation_s", p.evaluation_s},
                      {"wall_output_s", output_s},
                      {"wall_engine_and_algorithm_s", sim_wall - p.wait_training_s - p.evaluation_s - output_s},
+                     {"wall_training_jobs_s", p.training_busy.seconds()},
+                     {"training_flops", p.training_flops},
+                     // Charged FLOPs over the wall time any training job ran: the whole machine's
+                     // achieved rate, to set against its peak (bench/peak_flops).
+                     {"training_flops_per_s", p.training_busy.seconds() > 0 ? p.training_flops / p.training_busy.seconds() : 0.0},
                      {"peak_rss_mib", peak_rss_mib()},
                      {"workers", p.workers},
                      {"threads_per_worker", p.threads_per_worker},

@@ -11,6 +11,7 @@
 #include "models/model_spec.hpp"
 #include "platforms/tier_catalog.hpp"
 #include "platforms/topology.hpp"
+#include "sim/jobs/busy_clock.hpp"
 #include "sim/jobs/executor.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/engine/surrogate.hpp"
@@ -26,6 +27,8 @@ struct PerfCounters {
   double evaluation_s = 0;     // evaluation jobs
   double output_s = 0;         // writing output files
   int workers = 1, threads_per_worker = 1;
+  double training_flops = 0;   // the charged FLOPs of every training job run for real
+  BusyClock training_busy;     // wall time with at least one training job running
 };
 
 struct World {

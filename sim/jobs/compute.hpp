@@ -61,6 +61,28 @@ EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<floa
                            const data::Dataset& dataset, const data::Indices* indices,
                            ComputeDevice device = ComputeDevice::Cpu);
 
+// Evaluation scores in batches of this many samples. A batch's loss is summed in float, so the
+// figures depend on it: it is fixed, and parallel evaluation splits only at batch boundaries.
+constexpr int64_t kEvalBatch = 1000;
+
+// The batches of part of an evaluation, kept apart so that parts scored on different threads
+// combine into exactly the figures of one pass (combine_evaluation).
+struct EvalPart {
+  std::vector<double> batch_losses;  // each batch's summed cross-entropy, in order
+  int64_t correct = 0;
+  std::vector<int64_t> confusion;    // classes x classes
+  std::vector<float> probabilities;  // samples x classes (softmax)
+  std::vector<int64_t> labels;
+};
+// Samples [first, first + count) of the evaluated ones (`indices`, or the whole dataset when
+// null); `first` is a multiple of kEvalBatch.
+EvalPart run_evaluation_part(const models::ModelSpec& spec, const std::vector<float>& weights,
+                             const data::Dataset& dataset, const data::Indices* indices, int64_t first, int64_t count,
+                             ComputeDevice device = ComputeDevice::Cpu);
+// Parts in sample order -> the outcome of scoring all their samples in one pass: losses are
+// added batch after batch from zero, as one pass adds them.
+EvalOutcome combine_evaluation(const std::vector<EvalPart>& parts, int classes);
+
 // training.device -> a device: "auto" is cuda when this LibTorch build sees a GPU, else cpu.
 // Throws std::runtime_error for "cuda" when there is none.
 ComputeDevice resolve_device(const std::string& setting);
@@ -73,6 +95,13 @@ std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed)
 
 // Per worker thread: fixes torch's intra-op thread count for that thread.
 void init_torch_worker(int intra_op_threads);
+
+// LibTorch's CPU blocks of 1 MiB and more are kept for reuse (up to 512 MiB, oldest dropped
+// first) instead of going back to the system and being page-faulted in afresh by the next
+// batch (sim/jobs/block_cache.cpp). Install once, before the jobs; release to drop what is kept
+// (after an evaluation, so the peak memory of a run stays what its work needs).
+void cache_large_blocks();
+void release_cached_blocks();
 
 // Versions for summary.json.
 std::string torch_version();

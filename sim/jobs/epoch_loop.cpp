@@ -77,17 +77,14 @@ TrainOutcome run_epochs(const JobInput& job, const DatasetTensors& data, const d
   return out;
 }
 
-EvalOutcome score(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t classes,
-                  ComputeDevice device) {
+EvalPart score_part(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t first,
+                    int64_t count, int64_t classes, ComputeDevice device) {
   const auto& [images, labels] = data;
-  const int64_t n = indices ? int64_t(indices->size()) : images.size(0);
-  constexpr int64_t kBatch = 1000;
-  double loss_sum = 0;
-  int64_t correct = 0;
+  EvalPart out;
   torch::Tensor confusion = torch::zeros({classes * classes}, torch::kInt64);
   std::vector<torch::Tensor> probabilities, truths;
-  for (int64_t start = 0; start < n; start += kBatch) {
-    const int64_t len = std::min(kBatch, n - start);
+  for (int64_t start = first; start < first + count; start += kEvalBatch) {
+    const int64_t len = std::min(kEvalBatch, first + count - start);
     torch::Tensor x, y;
     if (indices) {
       torch::Tensor idx = index_tensor(indices->data() + start, len, device);
@@ -96,22 +93,28 @@ EvalOutcome score(models::Net& net, const DatasetTensors& data, const data::Indi
       x = images.narrow(0, start, len), y = labels.narrow(0, start, len);
     }
     torch::Tensor logits = net.forward(x);
-    loss_sum += torch::nn::functional::cross_entropy(
-                    logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                    .item<double>();
+    out.batch_losses.push_back(
+        torch::nn::functional::cross_entropy(logits, y,
+                                             torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+            .item<double>());
     const torch::Tensor predicted = logits.argmax(1);
-    correct += predicted.eq(y).sum().item<int64_t>();
+    out.correct += predicted.eq(y).sum().item<int64_t>();
     confusion += torch::bincount((y * classes + predicted).cpu(), {}, classes * classes);
     probabilities.push_back(torch::softmax(logits, 1).to(torch::kCPU, torch::kFloat32));
     truths.push_back(y.cpu());
   }
-  if (n == 0) return {};
-  std::vector<int64_t> counts(confusion.data_ptr<int64_t>(), confusion.data_ptr<int64_t>() + classes * classes);
+  if (count <= 0) return out;
+  out.confusion.assign(confusion.data_ptr<int64_t>(), confusion.data_ptr<int64_t>() + classes * classes);
   const torch::Tensor p = torch::cat(probabilities).contiguous(), t = torch::cat(truths).contiguous();
-  const std::vector<float> scores(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
-  const std::vector<int64_t> labels_of(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
-  return {double(correct) / double(n), loss_sum / double(n), n, std::move(counts),
-          macro_auc_ovr(scores, labels_of, int(classes))};
+  out.probabilities.assign(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+  out.labels.assign(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+  return out;
+}
+
+EvalOutcome score(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t classes,
+                  ComputeDevice device) {
+  const int64_t n = indices ? int64_t(indices->size()) : data.images.size(0);
+  return combine_evaluation({score_part(net, data, indices, 0, n, classes, device)}, int(classes));
 }
 
 }  // namespace fedgrid::jobs
@@ -120,11 +123,18 @@ namespace fedgrid {
 
 EvalOutcome run_evaluation(const models::ModelSpec& spec, const std::vector<float>& weights,
                            const data::Dataset& dataset, const data::Indices* indices, ComputeDevice device) {
+  const int64_t n = indices ? int64_t(indices->size()) : dataset.size();
+  return combine_evaluation({run_evaluation_part(spec, weights, dataset, indices, 0, n, device)}, spec.num_classes);
+}
+
+EvalPart run_evaluation_part(const models::ModelSpec& spec, const std::vector<float>& weights,
+                             const data::Dataset& dataset, const data::Indices* indices, int64_t first, int64_t count,
+                             ComputeDevice device) {
   torch::NoGradGuard no_grad;
   models::Net& net = jobs::cached_net(spec, device);
   models::load_state(net, weights);
   net.eval();
-  return jobs::score(net, jobs::tensors_of(dataset, device), indices, spec.num_classes, device);
+  return jobs::score_part(net, jobs::tensors_of(dataset, device), indices, first, count, spec.num_classes, device);
 }
 
 }  // namespace fedgrid

@@ -65,6 +65,10 @@ TrainOutcome run_epochs(const JobInput& job, const DatasetTensors& data, const d
 // them when null: accuracy, mean loss, confusion matrix and AUC, in batches of 1,000.
 EvalOutcome score(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t classes,
                   ComputeDevice device);
+// The batches of samples [first, first + count) of those `score` would score (`first` a
+// multiple of kEvalBatch), for combine_evaluation.
+EvalPart score_part(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t first,
+                    int64_t count, int64_t classes, ComputeDevice device);
 
 }  // namespace jobs
 }  // namespace fedgrid

@@ -1,0 +1,38 @@
+#pragma once
+// Evaluations spread over every executor worker: each is cut into its batches (kEvalBatch),
+// one job per batch, and its parts are combined in sample order, so the figures are those of
+// one thread scoring it alone, whatever the worker count or the order the jobs finish in.
+#include <cstddef>
+#include <future>
+#include <vector>
+
+#include "sim/jobs/compute.hpp"
+#include "sim/jobs/executor.hpp"
+
+namespace fedgrid {
+
+class ParallelEvaluation {
+ public:
+  ParallelEvaluation(Executor& executor, ComputeDevice device) : executor_(executor), device_(device) {}
+  // Waits for jobs never collected (an exception on the way): they refer to the caller's data.
+  ~ParallelEvaluation();
+  ParallelEvaluation(const ParallelEvaluation&) = delete;
+  ParallelEvaluation& operator=(const ParallelEvaluation&) = delete;
+  // Queues `weights` of `spec` on `indices` of `dataset` (null: all of it); returns the ticket
+  // for get(). Everything referred to must outlive get().
+  size_t add(const models::ModelSpec& spec, const std::vector<float>& weights, const data::Dataset& dataset,
+             const data::Indices* indices);
+  // Waits for evaluation `ticket` and combines its parts.
+  EvalOutcome get(size_t ticket);
+
+ private:
+  struct Queued {
+    int classes = 0;
+    std::vector<std::future<EvalPart>> parts;
+  };
+  Executor& executor_;
+  ComputeDevice device_;
+  std::vector<Queued> queued_;
+};
+
+}  // namespace fedgrid
