@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/input_error.hpp"
+#include "sim/engine/faults.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fedgrid::algorithms {
@@ -75,13 +76,10 @@ void check_algorithm(const Scenario& s) {
   if (s.output.checkpoint_every > 0 && algorithm->cannot_checkpoint)
     if (const std::string why = algorithm->cannot_checkpoint(s); !why.empty())
       throw s.error_at("output.checkpoint_every", "algorithm '" + s.algorithm.name + "' cannot be checkpointed: " + why);
-  // Federation::select refuses it at the first round; here so that validate refuses it too.
   if (s.faults.over_selection > 0 && std::any_of(algorithm->keys.begin(), algorithm->keys.end(), [](const KeyDecl& k) {
         return k.path == "algorithm.fraction";
       }))
-    if (s.algorithm.settings.value<double>("fraction").value_or(1) >= 1)
-      throw s.error_at("faults.over_selection",
-                       "the round already selects every hospital (algorithm.fraction 1): there is no one more to select");
+    if (s.algorithm.settings.value<double>("fraction").value_or(1) >= 1) throw nobody_left_to_over_select(s);
   if (s.training.local_steps > 0 && algorithm->counts_epochs)
     throw s.error_at("training.local_steps", "algorithm '" + s.algorithm.name +
                                                  "' sizes its local training in epochs itself: use training.local_epochs");

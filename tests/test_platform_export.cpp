@@ -94,9 +94,7 @@ TEST(PlatformExport, AFlatClusterRunsWithItsOwnFiguresInDeclarationOrder) {
                                     "data: {dataset: synthetic, samples_per_hospital: 100}\n"
                                     "model: {arch: mlp}\ntraining: {mode: timing-only}\n"
                                     "timing: {network: cm02}\nstop: {rounds: 1}\noutput: {trace: false}\n");
-  auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = lines(read_file(dir + "/out/hospitals.csv"));
+  const auto rows = test::hospital_rows(dir);
   ASSERT_EQ(rows.size(), 4u);
   // Radical order, not name order ("node-10" sorts before "node-2").
   EXPECT_EQ(cells(rows[1])[1] + " " + cells(rows[2])[1] + " " + cells(rows[3])[1], "node-1.ward node-2.ward node-10.ward");

@@ -102,9 +102,7 @@ TEST(Population, DrawnFiguresReachTheSimulatedTimes) {
                                     "        samples: {dist: uniform, min: 50, max: 500}\n"
                                     "data: {dataset: synthetic}\nmodel: {arch: mlp}\ntraining: {mode: timing-only}\n"
                                     "timing: {network: cm02}\nstop: {rounds: 1}\noutput: {trace: false}\n");
-  auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = lines(read_file(dir + "/out/hospitals.csv"));
+  const auto rows = test::hospital_rows(dir);
   ASSERT_EQ(rows.size(), 5u);
   Rng speed(mix_seed(5, seed_streams::kPopulation, 0, 0)), samples(mix_seed(5, seed_streams::kPopulation, 0, 4));
   for (size_t i = 1; i <= 4; ++i) {
@@ -121,9 +119,7 @@ TEST(Population, ARosterGivesSampleCounts) {
   test::write_file(dir + "/s.yaml", "name: roster\nplatform: {roster: r.csv}\ndata: {dataset: synthetic, "
                                     "samples_per_hospital: 700}\nmodel: {arch: mlp}\ntraining: {mode: timing-only}\n"
                                     "stop: {rounds: 1}\noutput: {trace: false}\n");
-  auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = lines(read_file(dir + "/out/hospitals.csv"));
+  const auto rows = test::hospital_rows(dir);
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(cells(rows[1])[3] + " " + cells(rows[2])[3] + " " + cells(rows[3])[3], "40 4000 700");
 }

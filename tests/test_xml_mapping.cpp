@@ -73,17 +73,13 @@ TEST(XmlMapping, AnExplicitRoutePlatformWithoutTiersRunsWithTheXmlFigures) {
 TEST(XmlMapping, EveryHostButTheServerByDefaultAndTheFirstMatchingRuleWins) {
   const auto dir = campus_dir("xml-default",
                               "  xml_tiers: [{hosts: lab-gpu, tier: strong}, {hosts: \"*\", tier: medium}]\n");
-  auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = lines(read_file(dir + "/out/hospitals.csv"));
+  const auto rows = test::hospital_rows(dir);
   ASSERT_EQ(rows.size(), 4u);  // sorted by name
   EXPECT_EQ(cells(rows[1])[1] + "," + cells(rows[1])[2], "clinic-a,medium");
   EXPECT_EQ(cells(rows[2])[1] + "," + cells(rows[2])[2], "clinic-b,medium");
   EXPECT_EQ(cells(rows[3])[1] + "," + cells(rows[3])[2], "lab-gpu,strong");
   // A comma-separated list of names picks exactly those.
-  r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out2 --set \"platform.xml_hospitals=lab-gpu, clinic-b\"");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto two = lines(read_file(dir + "/out2/hospitals.csv"));
+  const auto two = test::hospital_rows(dir, "--set \"platform.xml_hospitals=lab-gpu, clinic-b\"", "out2");
   ASSERT_EQ(two.size(), 3u);
   EXPECT_EQ(cells(two[1])[1], "clinic-b");
   EXPECT_EQ(cells(two[2])[1], "lab-gpu");

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/input_error.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fedgrid {
@@ -32,6 +33,11 @@ namespace fedgrid {
 // Why a hospital's update did not reach its round (hospitals.csv's status).
 enum class Loss { None, Offline, Crashed, Late };
 const char* status_name(Loss loss);  // "", "offline", "crashed", "late"
+
+// faults.over_selection in a round that selects every hospital already: no one is left to
+// select beyond the K wanted. Federation::select meets it at the first round; check_algorithm
+// refuses it before the run, so that validate does too.
+[[nodiscard]] InputError nobody_left_to_over_select(const Scenario& s);
 
 class FaultPlan {
  public:

@@ -131,8 +131,7 @@ std::vector<Hospital*> Federation::select(double fraction, int round) {
   auto all = hospitals();
   size_t k = std::clamp<size_t>(size_t(std::llround(fraction * double(all.size()))), 1, all.size());
   if (const double over = world_.scenario.faults.over_selection; over > 0) {
-    if (k == all.size())
-      throw world_.scenario.error_at("faults.over_selection", "the round already selects every hospital (algorithm.fraction 1): there is no one more to select");
+    if (k == all.size()) throw nobody_left_to_over_select(world_.scenario);
     wanted_[round] = k;
     k = std::min(all.size(), size_t(std::ceil(double(k) * (1 + over))));
   }
