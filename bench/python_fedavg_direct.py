@@ -90,7 +90,8 @@ def main():
         start = nn.utils.parameters_to_vector(net.parameters()).detach().clone()
         total = torch.zeros_like(start)
         for h in range(args.hospitals):
-            nn.utils.vector_to_parameters(start, net.parameters())
+            # a copy: vector_to_parameters makes the parameters views of the vector it is given
+            nn.utils.vector_to_parameters(start.clone(), net.parameters())
             train(net, x_train, y_train, train_idx[h], generator)
             total += nn.utils.parameters_to_vector(net.parameters()).detach() * (sizes[h] / sizes.sum())
         nn.utils.vector_to_parameters(total, net.parameters())
