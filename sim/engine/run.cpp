@@ -4,9 +4,9 @@
 #include <simgrid/version.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <malloc.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <filesystem>
@@ -186,13 +186,14 @@ void check_platform_and_data(const Scenario& s) {
     platforms::check_platform_xml(s.platform.xml);
   }
   if (!s.training.timing_only) {
+    ComputeDevice device = ComputeDevice::Cpu;
     try {
-      resolve_device(s.training.device);
+      device = resolve_device(s.training.device);
     } catch (const std::runtime_error& e) {
       throw s.error_at("training.device", e.what());
     }
     if (s.training.precision == "bf16") {
-      if (resolve_device(s.training.device) != ComputeDevice::Cpu)
+      if (device != ComputeDevice::Cpu)
         throw s.error_at("training.precision", "bf16 is built for the CPU (autocast on CPU); use training.device: cpu");
       if (!cpu_has_bf16())
         throw s.error_at("training.precision",
