@@ -9,6 +9,8 @@ namespace fedgrid::algorithms {
 
 // Sample-weighted mean of the updates' models: sum_k (n_k / n) * w_k, summed in update order
 // (fixed: by hospital id), in double precision, so the result never depends on timing.
+// Updates whose training was deferred (Hospital::train_later) are trained as the sum reaches
+// them, a few at a time, and dropped once added.
 Model weighted_average(const std::vector<Update>& updates);
 
 // FLOPs the server spends on weighted_average: one multiply and one add per value per update.

@@ -42,7 +42,7 @@ Model FedAvg::server_update(Federation& fed, const Model&, const std::vector<Upd
 std::vector<Kept> FedAvg::kept_state(Model& global) { return {{"global", global}}; }
 
 Update FedAvg::train_locally(Federation& fed, Hospital& h, const Model& global) {
-  return h.train(global, PlainTraining(fed.scenario().training.local_epochs));
+  return h.train_later(global, PlainTraining(fed.scenario().training.local_epochs));
 }
 
 std::vector<AlgorithmInfo> fedavg_algorithms() {

@@ -18,6 +18,8 @@ class FedAvg : public Algorithm {
 
  protected:
   // One hospital's local training of `global` this round (FedProx anchors it at `global`).
+  // Its weights go only into server_update's average, so the job runs as the average reaches
+  // it (train_later): a round holds a few trained models, not one per hospital.
   virtual Update train_locally(Federation& fed, Hospital& h, const Model& global);
   // The server's step from the round's updates to the next global model, charged on the
   // server: the sample-weighted average (adaptive server optimisers step from it instead).

@@ -56,7 +56,7 @@ class FedProx : public FedAvg {
  protected:
   Update train_locally(Federation& fed, Hospital& h, const Model& global) override {
     if (mu_ == 0) return FedAvg::train_locally(fed, h, global);
-    return h.train(global, ProximalTraining(fed.scenario().training.local_epochs, mu_));
+    return h.train_later(global, ProximalTraining(fed.scenario().training.local_epochs, mu_));
   }
 
  private:

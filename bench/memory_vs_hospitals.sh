@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Peak memory of a real-training run against the number of hospitals: one FedAvg round of the
 # McMahan CNN (582,026 values = 2.33 MB per model state) on Fashion-MNIST, iid, medium tier.
-# usage: bench/memory_vs_hospitals.sh [path/to/fedgrid] [COUNTS...]   (default: 10 100 1000)
+# usage: bench/memory_vs_hospitals.sh [path/to/fedgrid] [COUNTS...]   (default: 10 1000 10000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fedgrid=${1:-build/fedgrid}
 shift || true
-counts=${*:-10 100 1000}
+counts=${*:-10 1000 10000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -34,13 +34,13 @@ std::vector<float> initial_model(const Options& o) {
 std::vector<float> average(const Options& o, std::vector<std::vector<float>> models, const std::vector<int64_t>& samples) {
   std::vector<Update> updates;
   for (size_t i = 0; i < models.size(); ++i)
-    updates.push_back({int(i), Model{o.spec, std::move(models[i])}, samples[i], o.epochs, 0.0, {}});
+    updates.push_back({int(i), Model{o.spec, std::move(models[i])}, samples[i], o.epochs, 0.0, {}, {}});
   return algorithms::weighted_average(updates).weights;
 }
 
 double average_flops(const Options& o, size_t models) {
   const Model shape = shape_only_model(o.spec, models::model_cost(o.spec).state_values);
-  return algorithms::weighted_average_flops(std::vector<Update>(models, Update{0, shape, 1, o.epochs, 0.0, {}}));
+  return algorithms::weighted_average_flops(std::vector<Update>(models, Update{0, shape, 1, o.epochs, 0.0, {}, {}}));
 }
 
 LocalTrainer::LocalTrainer(const Options& o, int hospital) : o_(o), hospital_(hospital) {

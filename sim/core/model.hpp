@@ -3,11 +3,14 @@
 // holding its whole state (parameters then buffers, float32). No torch here: algorithms
 // combine models with plain arithmetic; only training jobs turn them into torch modules.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/model_spec.hpp"
 
 namespace fedgrid {
+
+class DeferredTraining;  // sim/jobs/deferred_training.hpp
 
 struct Model {
   models::ModelSpec spec;
@@ -30,6 +33,9 @@ struct Update {
   int epochs = 0;
   double train_loss = 0;   // mean loss over the job's mini-batches
   std::vector<double> batch_losses;  // every mini-batch's loss, in order (empty in timing-only runs)
+  // Set when the training itself waits for the server's fold (Hospital::train_later): `model`
+  // then holds no weights yet, and the losses are not known; for_each_trained runs the job.
+  std::shared_ptr<DeferredTraining> deferred;
 };
 
 }  // namespace fedgrid

@@ -15,6 +15,7 @@
 #include "sim/jobs/metrics.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
+#include "sim/jobs/deferred_training.hpp"
 #include "sim/engine/cohorts.hpp"
 #include "sim/engine/energy_meter.hpp"
 #include "sim/engine/evaluation.hpp"
@@ -58,6 +59,11 @@ using namespace seed_streams;
 
 Update Hospital::train(const Model& model, LocalWork& work) {
   return fed_->train_on(*this, model, work, split_->train, split_->val, train_samples_);
+}
+
+Update Hospital::train_on_later(const Model& model, std::unique_ptr<LocalWork> work) {
+  LocalWork& w = *work;
+  return fed_->train_on(*this, model, w, split_->train, split_->val, train_samples_, std::move(work));
 }
 
 // ---------------------------------------------------------------- set-up
@@ -258,8 +264,48 @@ bool Federation::continues(int round) const {
   return round <= world_.scenario.stop.rounds && !ledger_->stopping();
 }
 
+// A train_later job: runs when the server's fold reaches its update (for_each_trained), and
+// then fills in what train_on leaves out of a deferred update: weights, losses, the hospital's
+// training loss in hospitals.csv.
+class Federation::DeferredJob final : public DeferredTraining, public std::enable_shared_from_this<DeferredJob> {
+ public:
+  DeferredJob(Federation& fed, std::unique_ptr<LocalWork> work, const JobInput& job, Update shape, int round)
+      : fed_(fed), work_(std::move(work)), job_(job), shape_(std::move(shape)), round_(round) {
+    ++fed_.deferred_unfinished_, ++fed_.world_.perf.jobs_run_at_aggregation;
+  }
+  void start() override {
+    if (started_) return;
+    started_ = true;
+    // The executor's job holds this one alive even if its update is dropped meanwhile.
+    future_ = fed_.submit_training(*work_, job_, shared_from_this());
+  }
+  Update finish() override {
+    if (finished_) throw std::logic_error("a deferred training job finished twice");
+    start();
+    TrainOutcome out = await(future_, fed_.world_.perf.wait_training_s);
+    finished_ = true;
+    --fed_.deferred_unfinished_;
+    Update u = shape_;
+    u.model.weights = std::move(out.weights);
+    u.train_loss = out.mean_loss;
+    u.batch_losses = std::move(out.batch_losses);
+    fed_.ledger_->round(round_).stats[size_t(u.hospital)].train_loss = u.train_loss;
+    return u;
+  }
+  int ahead() const override { return fed_.world_.executor->workers(); }
+
+ private:
+  Federation& fed_;
+  std::unique_ptr<LocalWork> work_;
+  JobInput job_;
+  Update shape_;  // the update as train_on returned it, without weights
+  int round_;
+  bool started_ = false, finished_ = false;
+  std::future<TrainOutcome> future_;
+};
+
 Update Federation::train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
-                            const data::Indices& validation, int64_t samples) {
+                            const data::Indices& validation, int64_t samples, std::unique_ptr<LocalWork> later) {
   const auto& sc = world_.scenario;
   const bool real = !sc.training.timing_only;
   cohorts_->check_alone(where);
@@ -267,9 +313,14 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
     throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name + "' " + why + ": it needs real training");
   const int id = where.id();
   const JobShape shape{model.spec, samples, int64_t(validation.size()), sc.training.batch_size, sc.training.local_steps};
+  const bool after = real && work.charged_after_run();
+  // The fold will run the job (train_later): only where nothing can cut it and its charge is
+  // known before it runs.
+  const bool defer = later && real && !after && !where.is_server() && !guard_here();
   std::future<TrainOutcome> future;
+  JobInput job;
   if (real) {
-    const JobInput job{&model,
+    job = JobInput{&model,
                        &world_.data.train,
                        &train,
                        &validation,
@@ -279,18 +330,10 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
                        job_seed(id),
                        world_.device,
                        precision_of(sc.training.precision)};
-    // Submit first, then charge the simulated cost: hospitals that train in the same simulated
-    // window have all submitted before any of them blocks on its result.
-    future = world_.executor->submit([&work, job, &busy = world_.perf.training_busy] {
-      BusyClock::Scope running(busy);
-      TrainOutcome out;
-      in_precision(job.precision, [&] { out = work.run(job); });
-      return out;
-    });
+    if (!defer) future = submit_training(work, job);
   }
   // A job whose length it decides itself is charged once it has said how long it took.
   TrainOutcome out;
-  const bool after = real && work.charged_after_run();
   if (after) out = await(future, world_.perf.wait_training_s);
   const Charge charge = work.cost(shape, after ? &out : nullptr);
   if (real) world_.perf.training_flops += charge.flops;  // a job cut by faults still runs whole
@@ -326,8 +369,10 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   record({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, charge.flops, round_now()}, &where,
          nullptr);
 
-  Update update{id, shape_only_model(model.spec, model.values()), samples, charge.epochs, 0.0, {}};
-  if (real) {
+  Update update{id, shape_only_model(model.spec, model.values()), samples, charge.epochs, 0.0, {}, {}};
+  if (defer) {
+    update.deferred = std::make_shared<DeferredJob>(*this, std::move(later), job, update, round_now());
+  } else if (real) {
     if (!after) out = await(future, world_.perf.wait_training_s);
     update.model.weights = std::move(out.weights);
     update.train_loss = out.mean_loss;
@@ -336,9 +381,21 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   if (!where.is_server()) {
     auto& st = ledger_->round(round_now()).stats[size_t(id)];
     st.samples = samples, st.epochs += charge.epochs, st.compute_s += now() - start, st.took_part = true;
-    if (real) st.train_loss = update.train_loss;
+    if (real) st.train_loss = update.train_loss;  // a deferred job sets it when it runs
   }
   return update;
+}
+
+// Submitted first, then the simulated cost charged: hospitals that train in the same simulated
+// window have all submitted before any of them blocks on its result.
+std::future<TrainOutcome> Federation::submit_training(LocalWork& work, const JobInput& job,
+                                                     std::shared_ptr<const void> keep_alive) {
+  return world_.executor->submit([&work, job, &busy = world_.perf.training_busy, keep_alive] {
+    BusyClock::Scope running(busy);
+    TrainOutcome out;
+    in_precision(job.precision, [&] { out = work.run(job); });
+    return out;
+  });
 }
 
 uint64_t Federation::job_seed(int id) const {
@@ -794,13 +851,21 @@ void Federation::check_checkpointable(int round) const {
                           "schedule), so it cannot be checkpointed: remove the key");
 }
 
-void Federation::end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models) {
+void Federation::check_round_closed(int round) const {
+  // A train_later update left out of the aggregate would leave its hospital's loss unreported.
+  if (deferred_unfinished_ > 0)
+    throw std::logic_error("round " + std::to_string(round) + " ends with " + std::to_string(deferred_unfinished_) +
+                           " train_later update(s) never aggregated");
   check_checkpointable(round);
+}
+
+void Federation::end_round(int round, const Model& global, const std::map<std::string, Model>& tier_models) {
+  check_round_closed(round);
   ledger_->report(round, evaluator_->global(round, now(), global, tier_models), now(), energy_j(), world_.spec.num_classes);
 }
 
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
-  check_checkpointable(round);
+  check_round_closed(round);
   ledger_->report(round, evaluator_->local(round, now(), local_models), now(), energy_j(), world_.spec.num_classes);
 }
 

@@ -4,6 +4,7 @@
 // changes a model does real work. Algorithms never touch SimGrid or threads themselves.
 #include <exception>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,12 +66,23 @@ class Hospital : public Node {
   // work.cost() on this hospital's host.
   Update train(const Model& model, LocalWork& work);
   Update train(const Model& model, LocalWork&& work) { return train(model, work); }
+  // As train(), for an update the algorithm only hands to the server's aggregate
+  // (weighted_average): the charge is taken now and the real job runs when the aggregate
+  // reaches this update (sim/jobs/deferred_training.hpp), so a round holds a few trained models
+  // at a time, not one per hospital. `model` must stay alive and unchanged until then. Trains
+  // at once where the job cannot wait: timing-only runs, works charged after they run, and
+  // under faults (a guarded job may be cut).
+  template <class W>
+  Update train_later(const Model& model, W&& work) {
+    return train_on_later(model, std::make_unique<std::decay_t<W>>(std::forward<W>(work)));
+  }
 
  private:
   Hospital(Federation* fed, int id, std::string name, std::string tier, simgrid::s4u::Host* host,
            const data::HospitalSplit* split, int64_t train_samples)
       : Node(id, std::move(name), std::move(tier), host), fed_(fed), split_(split), train_samples_(train_samples) {}
   friend class Federation;
+  Update train_on_later(const Model& model, std::unique_ptr<LocalWork> work);
   Federation* fed_;
   const data::HospitalSplit* split_;
   int64_t train_samples_;
@@ -263,8 +275,13 @@ class Federation {
   // What SimGrid executes for a job's charge on `where`: its FLOPs, or with timing.compute:
   // profile its profiled seconds as work on the host (seconds x host speed).
   double compute_amount(const Node& where, const Charge& charge) const;
+  // `later`: the work, owned, when its real job may wait for the server's fold (train_later).
   Update train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
-                  const data::Indices& validation, int64_t samples);
+                  const data::Indices& validation, int64_t samples, std::unique_ptr<LocalWork> later = nullptr);
+  // `keep_alive` lives as long as the executor's job (what owns `work` and `job`'s pointers).
+  std::future<TrainOutcome> submit_training(LocalWork& work, const JobInput& job,
+                                            std::shared_ptr<const void> keep_alive = nullptr);
+  class DeferredJob;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>
   static R copy_for(const R& result, const Hospital& member) {
@@ -282,6 +299,7 @@ class Federation {
   void record(const Activity& a, const Node* from, const Node* to);
   void write_checkpoint(int round);
   void check_checkpointable(int round) const;  // an input error for schedules that never can
+  void check_round_closed(int round) const;    // before a round is reported: nothing deferred left
   int round_now() const;  // the calling actor's round (enter_round), else the run's
   // A training job's seed: (hospital, round), or (hospital, job number) in an asynchronous job.
   uint64_t job_seed(int id) const;
@@ -303,6 +321,7 @@ class Federation {
   double round_started_ = 0;              // when done(round_) let the round begin (faults.deadline_s)
   std::unique_ptr<FaultPlan> faults_;
   std::map<long, Guard*> guards_;         // guarded actors, by pid
+  int deferred_unfinished_ = 0;           // train_later jobs not yet folded (end_round checks)
   std::map<int, size_t> wanted_;          // round -> hospitals select() wanted (faults.over_selection)
   // Checkpoints: the algorithm's state (first_round), where to write, what the outputs hold.
   std::optional<std::vector<Kept>> kept_;

@@ -382,6 +382,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
                      // Charged FLOPs over the wall time any training job ran: the whole machine's
                      // achieved rate, to set against its peak (bench/peak_flops).
                      {"training_flops_per_s", p.training_busy.seconds() > 0 ? p.training_flops / p.training_busy.seconds() : 0.0},
+                     {"training_jobs_run_at_aggregation", double(p.jobs_run_at_aggregation)},
                      {"peak_rss_mib", peak_rss_mib()},
                      {"workers", p.workers},
                      {"threads_per_worker", p.threads_per_worker},

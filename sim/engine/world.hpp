@@ -28,6 +28,7 @@ struct PerfCounters {
   double output_s = 0;         // writing output files
   int workers = 1, threads_per_worker = 1;
   double training_flops = 0;   // the charged FLOPs of every training job run for real
+  int64_t jobs_run_at_aggregation = 0;  // train_later jobs: run as the server's average reached them
   BusyClock training_busy;     // wall time with at least one training job running
 };
 
