@@ -21,6 +21,7 @@
 #include "sim/engine/evaluation.hpp"
 #include "sim/engine/peer_mail.hpp"
 #include "sim/engine/round_ledger.hpp"
+#include "sim/engine/star_fluid.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/engine/crash_points.hpp"
 #include "sim/engine/world.hpp"
@@ -74,6 +75,18 @@ Federation::Federation(World& world, std::vector<Observer*> observers) : world_(
   for (size_t i = 0; i < p.hospitals.size(); ++i)
     hospitals_.emplace_back(new Hospital(this, int(i), p.hospital_specs[i].name, p.hospital_specs[i].tier,
                                          p.hospitals[i], &world.splits[i], world.train_samples(i)));
+  if (world.scenario.timing.network == "fluid") {
+    // The fluid model shares the server's links only: the backbone they both cross must never
+    // be the narrower one.
+    const auto& sc = world.scenario;
+    if (sc.platform.backbone_bandwidth_bps < p.server_spec.uplink_bps + p.server_spec.downlink_bps)
+      throw sc.error_at("timing.network", "fluid needs platform.backbone.bandwidth_bps (" +
+                                              std::to_string(sc.platform.backbone_bandwidth_bps) +
+                                              ") at least the server's uplink + downlink (" +
+                                              std::to_string(p.server_spec.uplink_bps + p.server_spec.downlink_bps) +
+                                              " bit/s), so that only the server's links are shared");
+    fluid_ = std::make_unique<StarFluid>(p, sc.platform.backbone_latency_s);
+  }
 
   // Tiers present among hospitals, in catalog order, then any only an XML platform names.
   std::set<std::string> present;
@@ -204,6 +217,10 @@ void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(fro
 
 void Federation::check_path(const Node& from, const Node& to) {
   cohorts_->check_route(from, to);
+  if (fluid_ && !from.is_server() && !to.is_server())
+    throw world_.scenario.error_at("timing.network", "fluid models transfers to and from the server only; " +
+                                                         world_.scenario.algorithm.name +
+                                                         " sends between hospitals (use cm02)");
   // A user's XML platform may leave two hospitals without a path (server routes are checked
   // when it loads); SimGrid would abort on the transfer, so it is an input error here.
   if (world_.scenario.platform.xml.empty() || !paths_checked_.insert({from.host(), to.host()}).second) return;
@@ -218,6 +235,11 @@ void Federation::send_bytes(Node& from, Node& to, int64_t bytes) {
   check_path(from, to);
   const double start = now();
   Guard* guard = guard_here();
+  if (fluid_) {  // faults are refused with it
+    fluid_->transfer(from.is_server() ? to.id() : from.id(), to.is_server(), bytes);
+    record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_now()}, &from, &to);
+    return;
+  }
   if (!guard) {
     sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
     record({start, now(), from.name(), "send", to.name(), bytes, 0.0, round_now()}, &from, &to);

@@ -35,6 +35,7 @@ class PeerMail;
 class RoundLedger;
 class Evaluator;
 class EnergyMeter;
+class StarFluid;
 class StateReader;
 
 // A machine of the federation: the server or a hospital.
@@ -310,6 +311,7 @@ class Federation {
   std::vector<std::unique_ptr<Hospital>> hospitals_;
   std::vector<std::string> tiers_;       // present among hospitals, in report order
   std::unique_ptr<Cohorts> cohorts_;     // who acts for whom (timing.cohorts)
+  std::unique_ptr<StarFluid> fluid_;     // timing.network: fluid
   std::set<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>> paths_checked_;  // check_path
   std::unique_ptr<PeerMail> mail_;       // models posted peer to peer
   std::unique_ptr<RoundLedger> ledger_;  // rounds' figures, reports, stop conditions

@@ -98,6 +98,7 @@ struct RunSummary {
   double sim_time_s = 0, energy_j = 0;
   int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
   FaultTotals fault_totals;
+  bool fluid_network = false;  // timing.network: fluid (summary.json says so)
   bool faults = false;  // the scenario declares faults: summary.json reports fault_totals
   std::vector<std::pair<std::string, std::string>> versions;
 };

@@ -181,6 +181,11 @@ void Recorder::on_finish(const RunSummary& s) {
                                          {"bytes_wasted", f.bytes_wasted},
                                          {"sim_time_lost_s", f.sim_time_lost_s}};
   }
+  if (s.fluid_network)
+    j["network"] = nlohmann::ordered_json{
+        {"model", "fluid"},
+        {"note", "transfers to and from the server shared by fedgrid's incremental max-min model of cm02, not by "
+                 "SimGrid's solver (README \"Timing-only runs\": its measured difference from cm02)"}};
   open_out(dir_ + "/summary.json") << j.dump(2) << "\n";
 }
 

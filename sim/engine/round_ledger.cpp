@@ -268,6 +268,7 @@ RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pai
   rounds_.clear();
   s.bytes_total = s.bytes_up + s.bytes_down + s.bytes_peer;
   s.faults = scenario_.faults.any();
+  s.fluid_network = scenario_.timing.network == "fluid";
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);
   return s;

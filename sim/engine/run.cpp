@@ -95,7 +95,7 @@ ComputeProfile load_profile(const Scenario& s, const platforms::PlatformHosts& p
 }
 
 void configure_engine(sg4::Engine& engine, const Scenario& s) {
-  if (s.timing.network == "cm02") {
+  if (s.timing.network == "cm02" || s.timing.network == "fluid") {  // fluid: what its model mirrors
     // Exact arithmetic: a transfer takes latency + size / bandwidth, nothing else.
     engine.set_config("network/model:CM02");
     engine.set_config("network/latency-factor:1");

@@ -277,8 +277,8 @@ KeySet<Scenario> build() {
       .bind<std::string>("timing.profile", [](S& s) -> auto& { return s.timing.profile; }, none,
                          "timing.compute profile: the profile CSV, or a folder of them (one per machine)")
       .bind<std::string>("timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
-                         "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth)",
-                         {.allowed = {"default", "cm02"}})
+                         "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; README \"Timing-only runs\")",
+                         {.allowed = {"default", "cm02", "fluid"}})
       .bind<bool>("timing.cohorts", [](S& s) -> auto& { return s.timing.cohorts; }, "false",
                   "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links");
 

@@ -178,6 +178,12 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
     problems.push_back(s.error_at("timing.cohorts", "works on the built-in star platform, not on platform.xml").problems()[0]);
   if (s.timing.cohorts && s.faults.any())
     problems.push_back(s.error_at("timing.cohorts", "cannot be combined with faults.*: a fault makes a cohort's members differ").problems()[0]);
+  if (s.timing.network == "fluid") {
+    auto refuse = [&](const std::string& why) { problems.push_back(s.error_at("timing.network", why).problems()[0]); };
+    if (!p.xml.empty()) refuse("fluid shares the built-in star's server links; a platform.xml has its own routes (use cm02)");
+    if (s.timing.cohorts) refuse("fluid and timing.cohorts are two ways to scale: choose one");
+    if (s.faults.any()) refuse("fluid cannot cut a transfer half way, as faults.* need (use cm02)");
+  }
   if (!problems.empty()) throw InputError(problems);
   return s;
 }
