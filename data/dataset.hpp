@@ -14,11 +14,18 @@ struct ImageShape {
   int64_t pixels() const { return int64_t(channels) * height * width; }
 };
 
+// The values a pixel may take once normalised: what black and white (raw 0 and 255) became
+// for the file datasets; the extremes drawn for the synthetic one, which has no bounds.
+struct PixelRange {
+  float low = 0, high = 1;
+};
+
 struct Dataset {
   std::string name;
   ImageShape shape;
   int num_classes = 0;
   std::vector<float> images;    // N x C x H x W, normalised
+  PixelRange range;             // every value of `images` lies in [range.low, range.high]
   std::vector<int64_t> labels;  // N, in [0, num_classes)
   int64_t size() const { return int64_t(labels.size()); }
 };

@@ -31,6 +31,7 @@ Dataset to_dataset(const std::string& name, int num_classes, const RawImages& ra
   ds.name = name;
   ds.num_classes = num_classes;
   ds.shape = ImageShape{int(raw.channels), int(raw.rows), int(raw.cols)};
+  ds.range = {table[0], table[255]};
   ds.images.resize(raw.pixels.size());
   for (size_t i = 0; i < raw.pixels.size(); ++i) ds.images[i] = table[raw.pixels[i]];
   ds.labels = std::move(labels);

@@ -85,6 +85,10 @@ TrainTest make_synthetic(const SyntheticOptions& options) {
   TrainTest out;
   out.train = make_split(options, prototypes, options.train_samples, kTrainSplit);
   out.test = make_split(options, prototypes, options.test_samples, kTestSplit);
+  // Gaussian noise has no bounds, so the valid range is what was drawn (both splits).
+  const auto [train_low, train_high] = std::minmax_element(out.train.images.begin(), out.train.images.end());
+  const auto [test_low, test_high] = std::minmax_element(out.test.images.begin(), out.test.images.end());
+  out.train.range = out.test.range = {std::min(*train_low, *test_low), std::max(*train_high, *test_high)};
   return out;
 }
 

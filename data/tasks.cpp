@@ -60,7 +60,12 @@ MergedTasks merge_tasks(const std::vector<TaskSource>& tasks) {
     offset += int(kept.size());
     name += (name.empty() ? "" : "+") + task.data.train.name;
   }
-  for (Dataset* d : {&out.data.train, &out.data.test}) d->shape = shape, d->num_classes = offset, d->name = name;
+  // The merged pool's range covers every task's (each was normalised with its own statistics).
+  PixelRange range = tasks.front().data.train.range;
+  for (const auto& task : tasks)
+    range = {std::min(range.low, task.data.train.range.low), std::max(range.high, task.data.train.range.high)};
+  for (Dataset* d : {&out.data.train, &out.data.test})
+    d->shape = shape, d->num_classes = offset, d->name = name, d->range = range;
   return out;
 }
 

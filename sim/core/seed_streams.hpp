@@ -21,6 +21,7 @@ enum : uint64_t {
   kOffline = 20,      // (hospital + 1, round): faults.offline_probability
   kCrash = 21,        // (hospital + 1, crash number): gaps between crashes, faults.crash_rate_per_hour
   kPopulation = 22,   // (group, figure): platform.hospitals[].vary draws
+  kSiteShift = 23,    // (hospital): data.site_shift, that hospital's transformation and noise
 };
 
 }  // namespace fedgrid::seed_streams

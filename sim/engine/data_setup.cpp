@@ -1,6 +1,7 @@
 #include "sim/engine/data_setup.hpp"
 
 #include "data/rng.hpp"
+#include "data/site_shift.hpp"
 #include "data/sources.hpp"
 #include "data/tasks.hpp"
 #include "sim/core/input_error.hpp"
@@ -34,10 +35,27 @@ data::TrainTest load_dataset(const Scenario& s, const std::string& name, const s
 
 // Hospitals [first, first + count) are dealt the pool samples [begin, end), whose labels are
 // offset..offset + classes - 1: the whole pool without tasks, one task's samples with them.
+// `pixels` is that dataset's pixel range (each task was normalised on its own).
 struct Group {
   int first = 0, count = 0;
   data::TaskRange range;
+  data::PixelRange pixels;
 };
+
+// data.site_shift: hospital h's samples (train, val and test) are transformed in place with
+// its own parameters. Only the hospitals' samples: the server's share (data.server_share)
+// stays as the dataset has it, a reference site, and so does the global test set, the
+// dataset's own test split, so that accuracy on it measures how well a model reads images no
+// site distorted. Deal's index lists are disjoint, so no sample is shifted twice.
+void shift_site(World& world, const Group& g, int h) {
+  const auto& o = world.scenario.data.site_shift;
+  const data::SiteShiftOptions options{o.strength, o.intensity, o.gamma, o.blur, o.noise, o.geometry, o.colour};
+  const uint64_t site_seed = mix_seed(world.scenario.seed, kSiteShift, uint64_t(h));
+  const auto shift = data::draw_site_shift(options, world.data.train.shape.channels, site_seed);
+  const auto& split = world.splits[size_t(h)];
+  for (const data::Indices* samples : {&split.train, &split.val, &split.test})
+    data::shift_samples(world.data.train, *samples, shift, g.pixels, site_seed);
+}
 
 void deal(World& world, const Group& g, data::Indices& server_pool) {
   const Scenario& s = world.scenario;
@@ -67,6 +85,9 @@ void deal(World& world, const Group& g, data::Indices& server_pool) {
     world.splits[size_t(h)] =
         data::split_stratified(held[size_t(k)], labels, {s.data.split_train, s.data.split_val, s.data.split_test},
                                mix_seed(s.seed, kSplit, uint64_t(h)));
+    // Strength 0 touches nothing, so every run without site shift keeps its bytes; timing-only
+    // runs hold no pixels and have nothing to shift.
+    if (s.data.site_shift.strength > 0 && !s.training.timing_only) shift_site(world, g, h);
   }
 }
 
@@ -93,7 +114,7 @@ void set_up_data(World& world, int hospitals) {
   std::vector<Group> groups;
   if (s.data.tasks.empty()) {
     world.data = load_dataset(s, s.data.dataset, "data.dataset");
-    groups.push_back({0, hospitals, {0, world.data.train.size(), 0, world.data.train.num_classes}});
+    groups.push_back({0, hospitals, {0, world.data.train.size(), 0, world.data.train.num_classes}, world.data.train.range});
   } else {
     int total = 0;
     for (const auto& t : s.data.tasks) total += t.hospitals;
@@ -113,7 +134,7 @@ void set_up_data(World& world, int hospitals) {
     world.data = std::move(merged.data);
     int first = 0;
     for (size_t i = 0; i < s.data.tasks.size(); ++i) {
-      groups.push_back({first, s.data.tasks[i].hospitals, merged.train_ranges[i]});
+      groups.push_back({first, s.data.tasks[i].hospitals, merged.train_ranges[i], sources[i].data.train.range});
       first += s.data.tasks[i].hospitals;
     }
   }

@@ -2,6 +2,8 @@
 // fills (key_set.hpp). Algorithms declare theirs next to their code; both join the key table.
 #include "sim/scenario/core_keys.hpp"
 
+#include <initializer_list>
+
 #include "sim/scenario/key_set.hpp"
 
 namespace fedgrid {
@@ -179,9 +181,33 @@ KeySet<Scenario> build() {
       .bind<double>("data.server_share", [](S& s) -> auto& { return s.data.server_share; }, "0",
                     "Stratified share of the training pool held at the server (split like a hospital's); UniFed trains on it",
                     {.min = 0, .max = 0.5})
-      .bind<int64_t>("data.samples_per_hospital", [](S& s) -> auto& { return s.data.samples_per_hospital; }, none,
-                     "training.mode timing-only: every hospital holds this many training samples; no dataset is partitioned",
-                     {.min = 1})
+      .group("data.site_shift",
+             "Each hospital's own image transformation of its samples, drawn from the seed (scanners, protocols); "
+             "the server's share and the global test set stay unshifted; no effect in timing-only runs")
+      .bind<double>("data.site_shift.strength", [](S& s) -> auto& { return s.data.site_shift.strength; }, "0",
+                    "0 = off (images untouched), 1 = strong; scales every effect's range (the ranges below are at 1)",
+                    {.min = 0, .max = 1});
+  // One switch per effect, all on by default: the strength alone decides whether anything changes.
+  using Shift = Scenario::Data::SiteShift;
+  struct Effect {
+    const char* name;
+    bool Shift::*on;
+    const char* description;
+  };
+  for (const Effect& e : std::initializer_list<Effect>{
+           {"intensity", &Shift::intensity,
+            "Contrast and brightness, u -> a*u + b (u: the pixel range scaled to [0, 1]; a 0.71-1.41, b -0.15..0.15)"},
+           {"gamma", &Shift::gamma, "Gamma, u -> u^g (g 0.66-1.52)"},
+           {"blur", &Shift::blur, "Gaussian blur, sigma up to 1 px"},
+           {"noise", &Shift::noise, "Additive Gaussian noise, fresh per sample, std up to 5% of the pixel range"},
+           {"geometry", &Shift::geometry,
+            "Rotation (up to 10 degrees) and scale (0.90-1.11x) about the centre, bilinear, edges replicated"},
+           {"colour", &Shift::colour, "Colour cast of 3-channel images: a gain per channel (0.87-1.15)"}})
+    k.bind<bool>(std::string("data.site_shift.") + e.name, [on = e.on](S& s) -> auto& { return s.data.site_shift.*on; },
+                 "true", e.description);
+  k.bind<int64_t>("data.samples_per_hospital", [](S& s) -> auto& { return s.data.samples_per_hospital; }, none,
+                  "training.mode timing-only: every hospital holds this many training samples; no dataset is partitioned",
+                  {.min = 1})
       .group("data.synthetic", "Options of the synthetic dataset")
       .bind<int64_t>("data.synthetic.train_samples", [](S& s) -> auto& { return s.data.synthetic_train; }, "2000",
                      "Training pool size", {.min = 1})

@@ -92,6 +92,10 @@ struct Scenario {
     double server_share = 0;                      // of the pool, held at the server
     std::vector<DataTask> tasks;                  // empty: data.dataset for everyone
     std::optional<int> resize;
+    struct SiteShift {  // data.site_shift: each hospital's own image transformation (data/site_shift.hpp)
+      double strength = 0;  // 0: off
+      bool intensity = true, gamma = true, blur = true, noise = true, geometry = true, colour = true;
+    } site_shift;
   } data;
 
   // The model: section (fedgrid::Model is a model's state as the federation moves it).
