@@ -21,11 +21,11 @@ trap 'rm -rf "$out"' EXIT
 
 run() {  # COUNT NETWORK FRACTION TAG
   local n=$1 net=$2 f=$3 tag=$4
-  local weak=$((n * 6 / 10)) medium=$((n * 3 / 10)) strong=$((n / 10))
-  /usr/bin/time -f "%e %M" -o "$out/$tag.time" "$fedgrid" run scenarios/capacity_100k_heterogeneous.yaml \
-    --out "$out/$tag" --log-level warn --set timing.network="$net" --set stop.rounds="$rounds" \
-    --set algorithm.fraction="$f" --set "platform.hospitals[0].count=$weak" \
-    --set "platform.hospitals[1].count=$medium" --set "platform.hospitals[2].count=$strong" >/dev/null
+  # The tiers' counts scaled alike (60% weak, 30% medium, 10% strong), every draw as shipped.
+  sed -e "s/count: 60000/count: $((n * 6 / 10))/" -e "s/count: 30000/count: $((n * 3 / 10))/" \
+    -e "s/count: 10000/count: $((n / 10))/" scenarios/capacity_100k_heterogeneous.yaml >"$out/$tag.yaml"
+  /usr/bin/time -f "%e %M" -o "$out/$tag.time" "$fedgrid" run "$out/$tag.yaml" --out "$out/$tag" --log-level warn \
+    --set timing.network="$net" --set stop.rounds="$rounds" --set algorithm.fraction="$f" >/dev/null
   read -r wall rss <"$out/$tag.time"
   printf '%8d hospitals  %-6s fraction %-4s %3d rounds: wall %8.1f s, peak RSS %6.0f MiB\n' \
     "$n" "$net" "$f" "$rounds" "$wall" "$((rss / 1024))"
