@@ -6,6 +6,7 @@
 # every round (the global model on the test set and each hospital's test split). Both timed
 # from outside, start to exit; speed-up = python wall / fedgrid wall.
 # usage: bench/python_direct_vs_fedgrid.sh [ROUNDS] [BUILD_DIR]
+# PRECISION=bf16: fedgrid trains with training.precision: bf16 (the Python loop stays fp32).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -15,7 +16,8 @@ trap 'rm -rf "$out"' EXIT
 
 source bench/fedavg8_common.sh
 t0=$(seconds)
-run_fedgrid_fedavg8 "$build" "$out/fedgrid" "$rounds" --set output.eval_every=1
+run_fedgrid_fedavg8 "$build" "$out/fedgrid" "$rounds" --set output.eval_every=1 \
+  ${PRECISION:+--set training.precision=$PRECISION}
 t1=$(seconds)
 python=$(/usr/bin/python3 bench/python_fedavg_direct.py --hospitals 8 --rounds "$rounds" --seed 42 --threads 2)
 t2=$(seconds)
