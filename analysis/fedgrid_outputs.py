@@ -21,6 +21,37 @@ SWEEP_METRICS = ["rounds", "final_accuracy", "best_accuracy", "final_auc", "fina
                  "time_to_target_s", "bytes_total", "bytes_up", "bytes_down", "bytes_peer", "messages", "energy_j"]
 
 
+# Metric -> (axis label, factor applied to the stored value).
+METRIC_LABELS = {
+    "final_accuracy": ("final accuracy (%)", 100),
+    "accuracy": ("accuracy (%)", 100),  # rounds.csv
+    "best_accuracy": ("best accuracy (%)", 100),
+    "final_auc": ("final AUC", 1),
+    "final_tier_gap": ("final tier gap (percentage points)", 100),
+    "sim_time_s": ("simulated time (s)", 1),
+    "time_to_target_s": ("simulated time to target accuracy (s)", 1),
+    "bytes_total": ("traffic (MB)", 1e-6),
+    "bytes_up": ("traffic up (MB)", 1e-6),
+    "bytes_down": ("traffic down (MB)", 1e-6),
+    "bytes_peer": ("peer traffic (MB)", 1e-6),
+    "energy_j": ("energy (kJ)", 1e-3),
+}
+
+
+def metric_label(metric):
+    """(label, factor) of a sweep.csv, summary.json or rounds.csv figure."""
+    if metric.startswith("final_acc_"):
+        return f"final accuracy, {metric[len('final_acc_'):]} tier (%)", 100
+    if metric.startswith("acc_"):  # rounds.csv
+        return f"accuracy, {metric[len('acc_'):]} tier (%)", 100
+    return METRIC_LABELS.get(metric, (metric, 1))
+
+
+def markdown_cell(text):
+    """text on one line, with the pipes that would split a markdown table cell escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
 class InputError(Exception):
     """A missing or unreadable input file or folder; the message names it."""
 
@@ -179,6 +210,26 @@ def load_sweep(path):
         if column in cells.columns:
             cells[column] = pd.to_numeric(cells[column], errors="coerce")
     return Sweep(path, meta, cells)
+
+
+def target_kind(path):
+    """'run' or 'sweep', from the files the directory holds."""
+    if not os.path.isdir(path):
+        raise InputError(f"{path}: no such directory")
+    if os.path.isfile(os.path.join(path, "sweep.csv")):
+        return "sweep"
+    if os.path.isfile(os.path.join(path, "summary.json")):
+        return "run"
+    raise InputError(f"{path}: neither a run (summary.json) nor a sweep (sweep.csv) directory")
+
+
+def targets_kind(paths):
+    """'sweep' for one sweep directory, 'runs' for run directories; a sweep among other
+    targets is an error (it stands on its own)."""
+    kinds = [target_kind(p) for p in paths]
+    if "sweep" in kinds and len(kinds) > 1:
+        raise InputError(f"{paths[kinds.index('sweep')]}: a sweep directory is analysed on its own")
+    return "sweep" if kinds == ["sweep"] else "runs"
 
 
 def note_no_data(ax, text):

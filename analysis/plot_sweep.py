@@ -21,29 +21,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fedgrid_outputs import (SWEEP_METRICS, InputError, add_legend, format_value, load_sweep,  # noqa: E402
-                             make_out_dir, note_no_data, safe_name, save_figure)
+                             make_out_dir, markdown_cell, metric_label, note_no_data, safe_name,
+                             save_figure)
 
-# Metric -> (axis label, factor applied to the stored value).
-METRIC_LABELS = {
-    "final_accuracy": ("final accuracy (%)", 100),
-    "best_accuracy": ("best accuracy (%)", 100),
-    "final_auc": ("final AUC", 1),
-    "final_tier_gap": ("final tier gap (percentage points)", 100),
-    "sim_time_s": ("simulated time (s)", 1),
-    "time_to_target_s": ("simulated time to target accuracy (s)", 1),
-    "bytes_total": ("traffic (MB)", 1e-6),
-    "bytes_up": ("traffic up (MB)", 1e-6),
-    "bytes_down": ("traffic down (MB)", 1e-6),
-    "bytes_peer": ("peer traffic (MB)", 1e-6),
-    "energy_j": ("energy (kJ)", 1e-3),
-}
 LOG_SPAN = 100  # a numeric axis spanning two decades or more gets a log scale
-
-
-def metric_label(metric):
-    if metric.startswith("final_acc_"):
-        return f"final accuracy, {metric[len('final_acc_'):]} tier (%)", 100
-    return METRIC_LABELS.get(metric, (metric, 1))
 
 
 def default_metrics(sweep):
@@ -112,11 +93,6 @@ def plot_axis(sweep, axis, metric, out):
     ax.grid(alpha=0.3)
     add_legend(ax)
     return save_figure(fig, os.path.join(out, f"sweep_{safe_name(axis)}_{safe_name(metric)}.png"))
-
-
-def markdown_cell(text):
-    """text on one line, with the pipes that would split a markdown table cell escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def table_markdown(sweep):

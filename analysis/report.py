@@ -15,11 +15,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fedgrid_outputs import (InputError, format_value, load_run, load_runs, load_sweep,  # noqa: E402
-                             make_out_dir, safe_name)
+                             make_out_dir, markdown_cell, metric_label, safe_name, targets_kind)
 from plot_bytes_by_tier import plot_bytes_by_tier  # noqa: E402
 from plot_run import plot_accuracy, plot_bytes_per_round  # noqa: E402
-from plot_sweep import (default_metrics, markdown_cell, metric_label, plot_axis, table_markdown,  # noqa: E402
-                        write_table)
+from plot_sweep import default_metrics, plot_axis, table_markdown, write_table  # noqa: E402
 from plot_tiers import plot_tier_accuracy  # noqa: E402
 from plot_timeline import plot_timeline  # noqa: E402
 
@@ -139,17 +138,6 @@ def write_report(out, title, header, figures):
     return path
 
 
-def target_kind(path):
-    """'run' or 'sweep', from the files the directory holds."""
-    if not os.path.isdir(path):
-        raise InputError(f"{path}: no such directory")
-    if os.path.isfile(os.path.join(path, "sweep.csv")):
-        return "sweep"
-    if os.path.isfile(os.path.join(path, "summary.json")):
-        return "run"
-    raise InputError(f"{path}: neither a run (summary.json) nor a sweep (sweep.csv) directory")
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="+", metavar="TARGET", help="run or sweep output directory")
@@ -158,11 +146,9 @@ def main(argv):
     if len(args.targets) > 1 and not args.out:
         parser.error("several targets need --out")
     try:
-        kinds = [target_kind(t) for t in args.targets]
-        if "sweep" in kinds and len(kinds) > 1:
-            raise InputError(f"{args.targets[kinds.index('sweep')]}: a sweep directory is reported on its own")
+        kind = targets_kind(args.targets)
         out = args.out or os.path.join(args.targets[0], "report")
-        if kinds == ["sweep"]:
+        if kind == "sweep":
             sweep = load_sweep(args.targets[0])
             make_out_dir(out)
             title, header = f"sweep {sweep.meta.get('name', '')}", sweep_header(sweep)
