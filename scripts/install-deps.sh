@@ -11,7 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev
   dataset-fashion-mnist
-  python3-matplotlib python3-pandas python3-torch
+  python3-matplotlib python3-pandas python3-scipy python3-torch
 )
 
 missing=()

@@ -49,6 +49,32 @@ check_report "$dir/sweep/report" 4
 test -s "$dir/sweep/report/sweep_weak_uplink_bps_sim_time_s.png" || { echo "missing the uplink axis figure"; exit 1; }
 grep -q "| fedseq | 1e9 |" "$dir/sweep/report/report.md" || { echo "report.md lacks the sweep table"; exit 1; }
 
+# seed_stats.py: hand-computed intervals and paired tests (tests/test_seed_stats.py), then a
+# real sweep of 2 algorithms x 2 seeds: each group's mean must be the mean of its sweep.csv rows.
+$py "$src/tests/test_seed_stats.py" "$src"
+cat >"$dir/seeds.yaml" <<EOF
+name: seeds
+base: $src/scenarios/quickstart.yaml
+set: {data.dataset: synthetic, model.arch: mlp, stop.rounds: 2, output.trace: false}
+axes:
+  - {key: algorithm.name, name: algorithm, values: [fedavg, fedseq]}
+seeds: [1, 2]
+EOF
+"$fedgrid" sweep "$dir/seeds.yaml" --out "$dir/seeds" --jobs 2 >/dev/null 2>&1
+$py "$src/analysis/seed_stats.py" "$dir/seeds" --reference fedseq >"$dir/seeds.md" 2>/dev/null
+stats=$dir/seeds/stats/seed_stats_final_accuracy.csv
+for algorithm in fedavg fedseq; do
+  expected=$($py -c 'import csv, sys; v = [float(r["final_accuracy"]) for r in csv.DictReader(open(sys.argv[1]))
+if r["algorithm"] == sys.argv[2]]; print("%.12f" % (sum(v) / len(v)))' "$dir/seeds/sweep.csv" $algorithm)
+  got=$(awk -F, -v a=$algorithm '$1 == a { printf "%.12f", $3 }' "$stats")
+  [ "$got" = "$expected" ] || { echo "seed_stats mean of $algorithm: $got, sweep.csv gives $expected"; exit 1; }
+done
+grep -q "^fedavg,2,.*,fedseq,2,0," "$stats" || { echo "fedavg: expected n 2, 2 pairs, none dropped"; cat "$stats"; exit 1; }
+grep -q "| fedseq | 2 | .* | (reference) |" "$dir/seeds.md" || { echo "seed_stats table lacks fedseq"; exit 1; }
+# The 4-cell sweep above has one seed and a second axis: a section per uplink, no interval.
+$py "$src/analysis/seed_stats.py" "$dir/sweep" --metric sim_time_s >"$dir/uplink.md" 2>/dev/null
+grep -q "| 1e9 | fedseq | 1 | .* | too few pairs |" "$dir/uplink.md" || { echo "seed_stats: no 1e9 section"; exit 1; }
+
 # Bad input: exit 2 and a message, never a traceback.
 for target in "$dir/no-such-run" "$dir/plots"; do
   rc=0
