@@ -169,22 +169,25 @@ platforms::XmlMapping xml_mapping(const Scenario& s) {
   return m;
 }
 
-void check_platform_and_data(const Scenario& s) {
-  auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+// The server's tier, from the catalog (an XML platform's server may carry its own).
+void check_server_tier(const Scenario& s, const platforms::TierCatalog& catalog) {
   if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
     throw s.error_at("platform.server.tier",
                      "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
-  if (s.platform.xml.empty()) {
-    const auto machines = hospital_population(s, catalog).machines;
-    // The fault traces name hospitals: read them now, so that validate refuses what run would.
-    if (s.faults.any()) {
-      std::vector<std::string> names;
-      for (const auto& m : machines) names.push_back(m.name);
-      FaultPlan(s, names);
-    }
-  } else {
-    platforms::check_platform_xml(s.platform.xml);
-  }
+}
+
+// The fault traces name hospitals: read them against the population, so that validate refuses
+// what run would.
+void check_fault_traces(const Scenario& s, const std::vector<platforms::MachineSpec>& machines) {
+  if (!s.faults.any()) return;
+  std::vector<std::string> names;
+  for (const auto& m : machines) names.push_back(m.name);
+  FaultPlan(s, names);
+}
+
+// What needs no platform: device and precision, the surrogate curve, the data sources, the
+// model against the data's shape. set_up runs it first, then loads the platform itself once.
+void check_settings(const Scenario& s) {
   if (!s.training.timing_only) {
     ComputeDevice device = ComputeDevice::Cpu;
     try {
@@ -214,6 +217,16 @@ void check_platform_and_data(const Scenario& s) {
   }
 }
 
+// Everything check_scenario reads without building a run: the settings, then the platform's
+// inputs (the population with its rosters and empirical CSVs, or the XML) and the fault traces.
+void check_platform_and_data(const Scenario& s) {
+  const auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  check_server_tier(s, catalog);
+  if (s.platform.xml.empty()) check_fault_traces(s, hospital_population(s, catalog).machines);
+  else platforms::check_platform_xml(s.platform.xml);
+  check_settings(s);
+}
+
 // Everything a run loads before its first simulated event: SimGrid's engine and platform,
 // the data, the compute profile, the models' shapes. `fedgrid validate` stops here.
 struct SetUp {
@@ -223,7 +236,7 @@ struct SetUp {
 };
 
 std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
-  check_scenario(s);
+  check_settings(s);  // the platform's inputs are loaded once, below
   auto out = std::make_unique<SetUp>();
 
   std::vector<std::string> args{"fedgrid", "--log=root.thresh:" + simgrid_threshold(spdlog::get_level())};
@@ -243,6 +256,7 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   World& world = out->world;
   world.scenario = s;
   world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  check_server_tier(s, world.catalog);
   std::vector<platforms::MachineSpec> machines;
   if (!s.platform.xml.empty()) {
     world.platform = platforms::load_xml_platform(s.platform.xml, xml_mapping(s), world.catalog);
@@ -251,6 +265,7 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
     auto population = hospital_population(s, world.catalog);
     machines = std::move(population.machines);
     world.sample_counts = std::move(population.samples);
+    check_fault_traces(s, machines);
   }
   const int n = out->hospitals = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
   fit_actor_stacks(*out->engine, n);
