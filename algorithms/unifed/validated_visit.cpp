@@ -5,6 +5,45 @@
 #include "sim/jobs/epoch_loop.hpp"
 
 namespace fedgrid::algorithms {
+namespace {
+
+// torch keys an optimizer's per-parameter state by the parameter's TensorImpl address.
+std::string state_key(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+
+void load_momentum(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params,
+                   const MomentumBuffers& saved) {
+  if (saved.empty()) return;
+  int64_t at = 0;
+  for (const auto& p : params) {
+    const int64_t n = p.numel();
+    auto buffer = torch::from_blob(const_cast<double*>(saved.data() + at), {n}, torch::kDouble)
+                      .to(p.options(), /*non_blocking=*/false, /*copy=*/true)
+                      .reshape(p.sizes());
+    auto state = std::make_unique<torch::optim::SGDParamState>();
+    state->momentum_buffer(buffer);
+    optimizer.state()[state_key(p)] = std::move(state);
+    at += n;
+  }
+}
+
+MomentumBuffers saved_momentum(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params) {
+  if (optimizer.state().empty()) return {};  // no momentum (or no step taken)
+  MomentumBuffers out;
+  for (const auto& p : params) {
+    auto it = optimizer.state().find(state_key(p));
+    torch::Tensor b = it == optimizer.state().end()
+                          ? torch::zeros({p.numel()}, torch::kDouble)
+                          : static_cast<torch::optim::SGDParamState&>(*it->second)
+                                .momentum_buffer()
+                                .to(torch::kCPU, torch::kDouble)
+                                .contiguous()
+                                .reshape({-1});
+    out.insert(out.end(), b.data_ptr<double>(), b.data_ptr<double>() + b.numel());
+  }
+  return out;
+}
+
+}  // namespace
 
 TrainOutcome ValidatedVisit::run(const JobInput& job) {
   using namespace jobs;
@@ -13,11 +52,13 @@ TrainOutcome ValidatedVisit::run(const JobInput& job) {
   models::load_state(net, job.model->weights);
   net.train();
   auto optimizer = make_optimizer(net.parameters(), job.optimizer);
+  if (momentum_) load_momentum(*optimizer, net.parameters(), *momentum_);
   const auto data = tensors_of(*job.dataset, job.device);
   double best_val = std::numeric_limits<double>::infinity();
   std::vector<float> best_weights;
   int since_best = 0;
   auto validate = [&](int) {
+    if (rule_.patience == 0) return false;
     double val = 0;
     {
       torch::NoGradGuard no_grad;
@@ -26,7 +67,8 @@ TrainOutcome ValidatedVisit::run(const JobInput& job) {
       net.train();
     }
     if (val < best_val - rule_.min_delta) {
-      best_val = val, best_weights = models::flatten_state(net), since_best = 0;
+      best_val = val, since_best = 0;
+      if (rule_.restore_best) best_weights = models::flatten_state(net);
       return false;
     }
     return ++since_best >= rule_.patience;
@@ -40,16 +82,18 @@ TrainOutcome ValidatedVisit::run(const JobInput& job) {
     return loss.item<double>();
   }, validate);
   out.weights = best_weights.empty() ? models::flatten_state(net) : std::move(best_weights);
+  if (momentum_) *momentum_ = saved_momentum(*optimizer, net.parameters());
   return out;
 }
 
 Charge ValidatedVisit::cost(const JobShape& shape, const TrainOutcome* done) const {
   const auto c = models::model_cost(shape.spec);
   const int epochs = done ? done->epochs : 0;
-  const double validation_flops = c.forward_flops * double(shape.validation_samples);
+  const int64_t validated = rule_.patience > 0 ? shape.validation_samples : 0;
+  const double validation_flops = c.forward_flops * double(validated);
   ModelSteps steps = training_steps(shape.spec, shape.samples, shape.batch_size, epochs, 0,
                                     models::batchnorm_on_1x1(shape.spec));
-  steps.eval_samples = shape.validation_samples * epochs;  // the validation after every epoch
+  steps.eval_samples = validated * epochs;  // the validation after every epoch
   return {(c.train_flops() * double(shape.samples) + validation_flops) * epochs, epochs, {std::move(steps)}};
 }
 

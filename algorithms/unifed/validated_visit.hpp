@@ -10,13 +10,21 @@
 namespace fedgrid::algorithms {
 
 struct StoppingRule {
-  int patience = 7, max_epochs = 50;
+  int patience = 7, max_epochs = 50;  // patience 0: no validation, exactly max_epochs epochs
   double min_delta = 0.0;
+  bool restore_best = true;  // false: the last epoch's weights (the authors' code)
 };
+
+// SGD's momentum buffers a node keeps from one visit to the next (the authors' code holds one
+// optimizer per hospital for the whole run): the buffers of the net's parameters, in their
+// order, flattened; empty before the node's first step.
+using MomentumBuffers = std::vector<double>;
 
 class ValidatedVisit : public LocalWork {
  public:
-  explicit ValidatedVisit(StoppingRule rule) : rule_(rule) {}
+  // `momentum`: null for a fresh optimizer every visit (the paper: only weights and a score
+  // travel); else the node's buffers, loaded before the first step and saved after the last.
+  explicit ValidatedVisit(StoppingRule rule, MomentumBuffers* momentum = nullptr) : rule_(rule), momentum_(momentum) {}
   TrainOutcome run(const JobInput& job) override;
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
   bool charged_after_run() const override { return true; }
@@ -24,6 +32,7 @@ class ValidatedVisit : public LocalWork {
 
  private:
   StoppingRule rule_;
+  MomentumBuffers* momentum_;
 };
 
 }  // namespace fedgrid::algorithms
