@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 
 #include "algorithms/aggregation.hpp"
 #include "sim/jobs/deferred_training.hpp"
@@ -112,6 +113,21 @@ TEST(StreamingAggregation, HeldAndDeferredUpdatesMix) {
   Log log;
   EXPECT_TRUE(same_bytes(algorithms::weighted_average(held), algorithms::weighted_average(deferred(held, log, 2, 3))));
   EXPECT_EQ(log.finished, (std::vector<int>{0, 3, 6, 9}));
+}
+
+// A fold that fails leaves no job running behind it: the ones started ahead are waited for
+// before the error goes on (their model and data may be freed as it unwinds).
+TEST(StreamingAggregation, AFailedFoldWaitsForTheJobsStartedAhead) {
+  const auto held = random_updates(10, 4, 9);
+  Log log;
+  const auto updates = deferred(held, log, 3);
+  EXPECT_THROW(for_each_trained(updates,
+                                [](const Update& u) {
+                                  if (u.hospital == 2) throw std::runtime_error("fold failed");
+                                }),
+               std::runtime_error);
+  EXPECT_EQ(log.started, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(log.holding, 0);
 }
 
 // A whole run: FedAvg's jobs run at aggregation (perf.json counts them), and its outputs are
