@@ -308,7 +308,8 @@ TEST(Faults, EveryShippedAlgorithmCompletesUnderFaults) {
     const auto summary = nlohmann::json::parse(read_file(dir + "/out/summary.json"));
     EXPECT_TRUE(summary.contains("faults")) << info.name;
     EXPECT_EQ(summary["rounds"], 2) << info.name;
-    EXPECT_GT(summary["faults"]["updates_lost"].get<int>(), 0) << info.name;
+    // The server-share control trains no hospital, so there is nothing a fault can take.
+    if (info.name != "unifed_server_only") EXPECT_GT(summary["faults"]["updates_lost"].get<int>(), 0) << info.name;
   }
 }
 
