@@ -7,7 +7,8 @@ the mean difference, its confidence interval, the paired t-test's p-value and a 
 usage: analysis/seed_stats.py TARGET [TARGET ...] [--metric NAME] [--group KEY]
          [--reference VALUE] [--pair-by KEY ...] [--by KEY ...] [--confidence 0.95]
          [--lower-is-better | --higher-is-better] [--out DIR]
-TARGET: one sweep directory (sweep.csv) or run directories (summary.json). --metric: a
+TARGET: one sweep directory (sweep.csv) or run directories (summary.json; KEY=VALUE parts of
+their paths, e.g. method=fedskd/fold=2/seed=1, count as axes). --metric: a
 summary.json figure (default final_accuracy), else a rounds.csv column at the last round
 (rounds:NAME forces rounds.csv). --group: a sweep axis (its name or key) or a summary.json
 field (default algorithm). Units pair on the seed, an axis named fold or split, and --pair-by;
@@ -77,8 +78,26 @@ def sweep_cells(path):
     return sweep, axes, cells, notes
 
 
+def path_values(path):
+    """The KEY=VALUE components of a run directory's path (bench/reproduce.sh lays runs out as
+    .../method=fedskd/fold=2/seed=1), in path order."""
+    values = {}
+    for part in os.path.normpath(path).split(os.sep):
+        key, eq, value = part.partition("=")
+        if eq and key:
+            values[key] = value
+    return values
+
+
 def run_cells(paths):
-    return [Cell(p, load_summary(p), {}) for p in paths]
+    """Run directories as cells; their paths' KEY=VALUE components act as a sweep's axes
+    (returned as the axes, each its own key), the seed's too."""
+    cells, axes = [], {}
+    for p in paths:
+        values = path_values(p)
+        axes.update({k: k for k in values if k != "seed"})
+        cells.append(Cell(p, load_summary(p), values))
+    return cells, axes
 
 
 def resolve_key(key, axes):
@@ -312,7 +331,7 @@ def main(argv):
             sweep, axes, cells, notes = sweep_cells(args.targets[0])
             out = out or os.path.join(args.targets[0], "stats")
         else:
-            cells = run_cells(args.targets)
+            cells, axes = run_cells(args.targets)
         if not cells:
             raise InputError(f"{args.targets[0]}: no run finished (every cell failed)")
         group = resolve_key(args.group, axes)
@@ -324,7 +343,8 @@ def main(argv):
                            [(k, "--by") for k in condition_keys]:
             require_key(cells, key, option, axes)
         sections, empty_notes = gather(cells, args.metric, group, pair_keys, condition_keys)
-        order = sweep.axis_values(group) if group in axes else list(dict.fromkeys(c.get(group) for c in cells))
+        order = sweep.axis_values(group) if group in axes and targets_kind(args.targets) == "sweep" \
+            else list(dict.fromkeys(c.get(group) for c in cells))
         reference = args.reference if args.reference is not None else order[0]
         if reference not in order:
             raise InputError(f"--reference {reference}: no such {group} (there are: {', '.join(order)})")

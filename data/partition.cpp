@@ -203,6 +203,32 @@ std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_class
   return out;
 }
 
+namespace {
+
+// The hospital's samples class by class, each class sorted (the shuffle must not depend on
+// held's order) and shuffled from (seed, label).
+std::map<int64_t, Indices> shuffled_by_class(const Indices& held, const std::vector<int64_t>& labels, uint64_t seed,
+                                             const char* caller) {
+  std::map<int64_t, Indices> by_class;
+  for (int64_t i : held) {
+    if (i < 0 || i >= int64_t(labels.size()))
+      throw std::out_of_range(std::string(caller) + ": index " + std::to_string(i) + " outside the label vector");
+    by_class[labels[size_t(i)]].push_back(i);
+  }
+  for (auto& [label, members] : by_class) {
+    std::sort(members.begin(), members.end());
+    Rng rng(mix_seed(seed, uint64_t(label)));
+    rng.shuffle(members);
+  }
+  return by_class;
+}
+
+void sort_splits(HospitalSplit& out) {
+  for (Indices* list : {&out.train, &out.val, &out.test}) std::sort(list->begin(), list->end());
+}
+
+}  // namespace
+
 HospitalSplit split_stratified(const Indices& held, const std::vector<int64_t>& labels,
                                const SplitFractions& fractions, uint64_t seed) {
   const double f_train = fractions.train, f_val = fractions.val, f_test = fractions.test;
@@ -212,19 +238,8 @@ HospitalSplit split_stratified(const Indices& held, const std::vector<int64_t>& 
                            std::to_string(f_train) + " val=" + std::to_string(f_val) +
                            " test=" + std::to_string(f_test));
 
-  std::map<int64_t, Indices> by_class;
-  for (int64_t i : held) {
-    if (i < 0 || i >= int64_t(labels.size()))
-      throw std::out_of_range("split_stratified: index " + std::to_string(i) +
-                              " outside the label vector");
-    by_class[labels[size_t(i)]].push_back(i);
-  }
-
   HospitalSplit out;
-  for (auto& [label, members] : by_class) {
-    std::sort(members.begin(), members.end());  // the shuffle must not depend on held's order
-    Rng rng(mix_seed(seed, uint64_t(label)));
-    rng.shuffle(members);
+  for (const auto& [label, members] : shuffled_by_class(held, labels, seed, "split_stratified")) {
     const int64_t n = int64_t(members.size());
     const int64_t n_train = std::min(n, int64_t(std::llround(double(n) * f_train)));
     const int64_t n_val = std::min(n - n_train, int64_t(std::llround(double(n) * f_val)));
@@ -233,7 +248,25 @@ HospitalSplit split_stratified(const Indices& held, const std::vector<int64_t>& 
     out.val.insert(out.val.end(), it + n_train, it + n_train + n_val);
     out.test.insert(out.test.end(), it + n_train + n_val, members.end());
   }
-  for (Indices* list : {&out.train, &out.val, &out.test}) std::sort(list->begin(), list->end());
+  sort_splits(out);
+  return out;
+}
+
+HospitalSplit split_folds(const Indices& held, const std::vector<int64_t>& labels, int folds, int fold, double val,
+                          uint64_t seed) {
+  if (folds < 2 || fold < 1 || fold > folds || !(val >= 0 && val < 1))
+    fail("data.split.folds", "needs folds >= 2, fold in 1..folds and val in [0, 1), got folds=" +
+                                 std::to_string(folds) + " fold=" + std::to_string(fold) + " val=" + std::to_string(val));
+  HospitalSplit out;
+  for (const auto& [label, members] : shuffled_by_class(held, labels, seed, "split_folds")) {
+    Indices rest;
+    for (size_t i = 0; i < members.size(); ++i)
+      (int(i % size_t(folds)) == fold - 1 ? out.test : rest).push_back(members[i]);
+    const int64_t n_val = std::min(int64_t(rest.size()), int64_t(std::llround(double(rest.size()) * val)));
+    out.val.insert(out.val.end(), rest.begin(), rest.begin() + n_val);
+    out.train.insert(out.train.end(), rest.begin() + n_val, rest.end());
+  }
+  sort_splits(out);
   return out;
 }
 

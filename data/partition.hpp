@@ -32,6 +32,13 @@ struct HospitalSplit {
   Indices train, val, test;
 };
 
+// K-fold cross-validation: within each class the hospital's samples are shuffled (from `seed`
+// alone, so every fold sees the same deal) and dealt round robin into `folds` folds; fold `fold`
+// (1-based) is the test split, the first round(n_rest * val) of the rest validation, the
+// remainder training.
+HospitalSplit split_folds(const Indices& held, const std::vector<int64_t>& labels, int folds, int fold, double val,
+                          uint64_t seed);
+
 // Stratified: within each class the hospital's samples are shuffled and cut by the
 // fractions (rounding so that every sample lands in exactly one split).
 HospitalSplit split_stratified(const Indices& held, const std::vector<int64_t>& labels,

@@ -155,6 +155,21 @@ void walk_cnn(LayerWalk& net, int64_t classes) {
   net.classifier(classes);
 }
 
+// cnn with a batch norm after each conv (the conv's bias dropped: the BN's shift replaces it),
+// as DyRep's diverse-branch blocks assume a BN behind every conv they grow.
+void walk_cnn_bn(LayerWalk& net, int64_t classes) {
+  net.conv(32, 5, 0, 1, false);
+  net.batchnorm();
+  net.maxpool2();
+  net.tap();
+  net.conv(64, 5, 0, 1, false);
+  net.batchnorm();
+  net.maxpool2();
+  net.tap();
+  net.linear(512);
+  net.classifier(classes);
+}
+
 void walk_lenet5(LayerWalk& net, int64_t classes) {
   net.conv(6, 5, 2);
   net.maxpool2();
@@ -239,6 +254,8 @@ const std::vector<Arch>& archs() {
   static const std::vector<Arch> table = {
       {"cnn", "McMahan et al. 2017 FedAvg CNN: 2x (conv5x5 32/64, ReLU, maxpool2), fc 512, fc out",
        walk_cnn},
+      {"cnn_bn", "cnn with batch norm: 2x (conv5x5 32/64 without bias, BN, ReLU, maxpool2), fc 512, fc out",
+       walk_cnn_bn},
       {"lenet5", "LeNet-5 with ReLU: conv5x5 6 (pad 2), pool, conv5x5 16, pool, fc 120, 84, out",
        walk_lenet5},
       {"mlp", "McMahan et al. 2017 2NN: fc 200, ReLU, fc 200, ReLU, fc out", walk_mlp},
@@ -267,8 +284,8 @@ LayerWalk walk_layers(const ModelSpec& spec) {
     throw std::invalid_argument("model arch '" + spec.arch + "' needs a positive input shape " +
                                 "and class count, got " + shape_text(spec) + " with " +
                                 std::to_string(spec.num_classes) + " classes");
-  if (!(spec.width_multiplier > 0) || spec.width_multiplier > 1)
-    throw std::invalid_argument("model arch '" + spec.arch + "': width_multiplier must be in (0, 1], got " +
+  if (!(spec.width_multiplier > 0) || spec.width_multiplier > 4)
+    throw std::invalid_argument("model arch '" + spec.arch + "': width_multiplier must be in (0, 4], got " +
                                 std::to_string(spec.width_multiplier));
   LayerWalk walk(spec);
   arch.walk(walk, spec.num_classes);

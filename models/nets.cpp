@@ -47,6 +47,34 @@ struct FedAvgCnn : Net {
   }
 };
 
+// FedAvgCnn with a batch norm after each conv (walk_cnn_bn): a grown conv folds its branches'
+// biases into the BN that follows it.
+struct CnnBn : Net {
+  GrowableConv conv1{nullptr}, conv2{nullptr};
+  nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  nn::Linear fc1{nullptr}, fc2{nullptr};
+
+  explicit CnnBn(const ModelSpec& s) {
+    const int64_t h = conv5x5_pool2(conv5x5_pool2(s.height, 0), 0);
+    const int64_t w = conv5x5_pool2(conv5x5_pool2(s.width, 0), 0);
+    conv1 = register_module("conv1", GrowableConv(s.channels, s.scaled(32), 5, 1, 0, false));
+    bn1 = register_module("bn1", nn::BatchNorm2d(s.scaled(32)));
+    conv2 = register_module("conv2", GrowableConv(s.scaled(32), s.scaled(64), 5, 1, 0, false));
+    bn2 = register_module("bn2", nn::BatchNorm2d(s.scaled(64)));
+    conv1->follower = bn1, conv2->follower = bn2;
+    fc1 = register_module("fc1", nn::Linear(s.scaled(64) * h * w, s.scaled(512)));
+    fc2 = register_module("fc2", nn::Linear(s.scaled(512), s.num_classes));
+    growable = {conv1, conv2};
+    classifier = fc2;
+  }
+
+  torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
+    x = tap(pool(torch::relu(bn1(conv1(x)))), taps);
+    x = tap(pool(torch::relu(bn2(conv2(x)))), taps);
+    return fc2(torch::relu(fc1(x.flatten(1))));
+  }
+};
+
 struct LeNet5 : Net {
   GrowableConv conv1{nullptr}, conv2{nullptr};
   nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
@@ -228,6 +256,7 @@ torch::Tensor GrowableConvImpl::forward(const torch::Tensor& x) {
 std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   model_cost(spec);  // rejects unknown archs and too-small inputs with the cost model's messages
   if (spec.arch == "cnn") return std::make_shared<FedAvgCnn>(spec);
+  if (spec.arch == "cnn_bn") return std::make_shared<CnnBn>(spec);
   if (spec.arch == "lenet5") return std::make_shared<LeNet5>(spec);
   if (spec.arch == "mlp") return std::make_shared<Mlp2NN>(spec);
   if (spec.arch == "vgg11") return std::make_shared<Vgg11>(spec);

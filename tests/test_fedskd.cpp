@@ -227,6 +227,21 @@ TEST(FedSKD, IsDeterministicAcrossWorkerCounts) {
   }
 }
 
+// algorithm.persistent_adam: every Adam starts fresh in round 1 either way, so round 1 is the
+// same; afterwards each DAM steps on with its kept moments and the models part.
+TEST(FedSKD, PersistentAdamKeepsTheDamsMomentsAcrossRounds) {
+  const auto fresh = run_ok("skd-adam-fresh", four("fedskd", true));
+  const auto kept = run_ok("skd-adam-kept", four("fedskd", true), "--set algorithm.persistent_adam=true");
+  for (const char* name : {"accuracy", "auc"}) {
+    EXPECT_EQ(column(fresh, "rounds.csv", name, 1), column(kept, "rounds.csv", name, 1)) << name;
+    EXPECT_NE(column(fresh, "rounds.csv", name, 4), column(kept, "rounds.csv", name, 4)) << name;
+  }
+  // Adam state never travels: the bytes and simulated times are the fresh run's.
+  EXPECT_EQ(read_file(fresh + "/events.csv"), read_file(kept + "/events.csv"));
+  const auto again = run_ok("skd-adam-kept-2", four("fedskd", true), "--set algorithm.persistent_adam=true --set training.workers=1");
+  EXPECT_EQ(read_file(kept + "/rounds.csv"), read_file(again + "/rounds.csv"));
+}
+
 TEST(FedSKD, RejectsWhatItCannotRun) {
   const std::string dir = test::temp_dir("skd-bad");
   auto fails = [&](const std::string& yaml, const std::string& sets, const std::string& key) {
@@ -239,6 +254,7 @@ TEST(FedSKD, RejectsWhatItCannotRun) {
   fails(four("fedskd"), "--set platform.hospitals.0.model=resnet10", "stages");       // 4 stages against 2
   fails(four("fedavg", true), "", "platform.hospitals[0].model");
   fails(four("dynamicfl"), "", "training.local_steps");
+  fails(four("fedskd"), "--set algorithm.persistent_adam=true --set training.optimizer=sgd", "algorithm.persistent_adam");
 }
 
 TEST(FedCross, RelaysOneModelPeerToPeer) {

@@ -138,7 +138,7 @@ TEST(ModelCost, WidthRoundsUpAndNeverScalesTheClasses) {
   const ModelCost c = model_cost({"lenet5", 1, 28, 28, 10, 0.3});
   // conv1 2*1*25+2 = 52; conv2 5*2*25+5 = 255; fc1 (5*5*5)*36+36 = 4536; fc2 36*26+26 = 962; fc3 26*10+10 = 270.
   EXPECT_EQ(c.parameters, 52 + 255 + 4536 + 962 + 270);
-  EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 1.5}), std::invalid_argument);
+  EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 4.5}), std::invalid_argument);
   EXPECT_THROW(model_cost({"cnn", 1, 28, 28, 10, 0.0}), std::invalid_argument);
 }
 
@@ -175,7 +175,7 @@ TEST(ModelCost, UnknownArchIsRejected) {
     model_cost({.arch = "resnet"});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, lenet5, mlp, vgg11, resnet18, resnet10)");
+    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, vgg11, resnet18, resnet10)");
   }
   EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
 }
@@ -203,7 +203,7 @@ TEST(ModelCost, TooSmallInputIsRejected) {
 }
 
 TEST(ModelCost, ArchListAndDescriptions) {
-  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"}));
+  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "cnn_bn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"}));
   for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
 }
 

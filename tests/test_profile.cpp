@@ -228,7 +228,7 @@ TEST(Calibrate, WritesAWellFormedProfileOfThisMachine) {
 }
 
 TEST(Calibrate, BadListsAreUsageErrors) {
-  for (const char* args : {"--models nosuch", "--models cnn@2", "--models cnn:28x28", "--batch-sizes 0",
+  for (const char* args : {"--models nosuch", "--models cnn@5", "--models cnn:28x28", "--batch-sizes 0",
                            "--batch-sizes 8,x", "--threads 0", "--device-name a,b"}) {
     const auto r = run_fedgrid(std::string("calibrate ") + args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;

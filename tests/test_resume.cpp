@@ -93,6 +93,8 @@ TEST(Resume, EveryFamilyOfAlgorithmResumes) {
       {"fedcross", "--set algorithm.name=fedcross"},
       {"unifed", "--set algorithm.name=unifed --set data.server_share=0.1 --set algorithm.max_epochs=3"},
       {"fedskd", "--set algorithm.name=fedskd"},
+      {"fedskd_persistent_adam",
+       "--set algorithm.name=fedskd --set training.optimizer=adam --set training.lr=0.001 --set algorithm.persistent_adam=true"},
       {"dynamicfl", "--set algorithm.name=dynamicfl"},
       {"feddf", "--set algorithm.name=feddf --set data.server_share=0.1"},
   };

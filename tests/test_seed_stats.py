@@ -191,6 +191,37 @@ class SeedStats(unittest.TestCase):
         self.assertIn("left out: failed crashed (exit code 1)", stdout)
         self.assertIn("only in X: seed 1 fold 1", stdout)
 
+    def test_run_paths_as_axes(self):
+        """Run folders laid out as bench/reproduce.sh writes them (method=M/fold=F/seed=S): the
+        path's parts group (--group method: both methods are one algorithm) and pair on fold."""
+        root = os.path.join(self.tmp.name, "reproduce")
+        # P - Q per (fold, seed): 0.03, 0.01, 0.02: mean 0.02, sd 0.01 (as the sweep above)
+        accuracy = {("P", 1, 1): 0.63, ("P", 2, 1): 0.64, ("P", 3, 1): 0.65,
+                    ("Q", 1, 1): 0.60, ("Q", 2, 1): 0.63, ("Q", 3, 1): 0.63}
+        runs = []
+        for (method, fold, seed), value in accuracy.items():
+            runs.append(os.path.join(root, f"method={method}", f"fold={fold}", f"seed={seed}"))
+            write_run(runs[-1], "same", seed, value)
+        rc, stdout, stderr = run_stats(*runs, "--group", "method", "--out", os.path.join(root, "stats"))
+        self.assertEqual(rc, 0, stderr)
+        with open(os.path.join(root, "stats", "seed_stats_final_accuracy.csv")) as f:
+            q = {row["method"]: row for row in csv.DictReader(f)}["Q"]
+        self.assertEqual((q["n"], q["pairs"]), ("3", "3"))
+        self.assertNumber(q["diff_mean"], 0.02)
+        self.assertNumber(q["p_value"], 0.07417990022744858)
+        self.assertIn("paired by seed and fold", stdout)
+        # analysis/plot_seeds.py draws the same runs, one curve per method; a run whose path
+        # names no method is exit 2.
+        plot = os.path.join(SOURCE, "analysis", "plot_seeds.py")
+        png = os.path.join(root, "curves.png")
+        result = subprocess.run([sys.executable, plot, *runs, "--out", png], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        result = subprocess.run([sys.executable, plot, self.runs[0], "--out", png], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("no method=VALUE part", result.stderr)
+
     def assertBadInput(self, args, *phrases):
         rc, _, stderr = run_stats(*args)
         self.assertEqual(rc, 2, stderr)

@@ -22,8 +22,10 @@
 // - both schedules (above).
 // - both models train on the receiver's data (Eq. 2 and Fig. 3, not step 2's sentence).
 // - before algorithm.skd_start_round the same loop runs with gamma = 0 (both CEs).
-// - no stop-gradient on L_SKD; one Adam over DAM + KTM extractor, fresh each job; the KTM in
-//   train mode; the whole state (BN statistics too) travels (algorithms/fedskd/mutual_job.cpp).
+// - no stop-gradient on L_SKD; one Adam over DAM + KTM extractor, fresh each job, or with the
+//   DAM's part kept across rounds (algorithm.persistent_adam; self-consolidation then steps the
+//   same Adam); the KTM in train mode; the whole state (BN statistics too) travels
+//   (algorithms/fedskd/mutual_job.cpp). Adam state never travels.
 // - resnet10 in torchvision's layout, widths by width_multiplier (62/64 ...); random initial
 //   weights, one draw per architecture from the seed; taps are each stage's output after its
 //   ReLU (models::feature_taps), algorithm.skd_layers picks them (default: all).
@@ -57,6 +59,7 @@ struct FedSkdSettings {
   bool skd_batch = true, skd_pixel = true;
   int skd_start_round = 1;
   std::string schedule = "barrier";
+  bool persistent_adam = false;
 };
 const KeySet<FedSkdSettings>& fedskd_keys() {
   using S = FedSkdSettings;
@@ -73,7 +76,10 @@ const KeySet<FedSkdSettings>& fedskd_keys() {
                "fedskd: first round with L_SKD (before it: both cross-entropies only)", {.min = 1})
           .add("schedule", &S::schedule, "barrier",
                "fedskd: barrier (every round ends together) | pipelined (a hospital starts its next round once its model has arrived)",
-               {.allowed = {"barrier", "pipelined"}});
+               {.allowed = {"barrier", "pipelined"}})
+          .add("persistent_adam", &S::persistent_adam, "false",
+               "fedskd: each hospital keeps its DAM's Adam moments and step count from one round to the next (the "
+               "KTM's part is fresh each round; needs training.optimizer adam); false: a fresh Adam every job");
   return keys;
 }
 
@@ -84,6 +90,11 @@ class FedSkd : public Algorithm {
     hospitals_ = fed.hospitals();
     for (Hospital* h : hospitals_) dams_.push_back(fed.init_hospital_model(*h));
     plan_ = skd_plan(fed);
+    if (settings_.persistent_adam && fed.scenario().training.optimizer != "adam")
+      throw fed.scenario().error_at("algorithm.persistent_adam",
+                                    "keeps Adam's state, so it needs training.optimizer: adam, got '" +
+                                        fed.scenario().training.optimizer + "'");
+    if (settings_.persistent_adam) adam_.resize(hospitals_.size());
     if (settings_.schedule == "pipelined" && fed.scenario().faults.any())
       throw fed.scenario().error_at("algorithm.schedule",
                                     "the pipelined schedule cannot run under faults.* (a hospital waiting for a model "
@@ -94,7 +105,9 @@ class FedSkd : public Algorithm {
 
  private:
   void run_barrier(Federation& fed) {
-    for (int round = fed.first_round({{"dams", dams_}}); !fed.done(round); ++round) {
+    std::vector<Kept> kept{{"dams", dams_}};
+    if (settings_.persistent_adam) kept.emplace_back("dam_adam", adam_);
+    for (int round = fed.first_round(std::move(kept)); !fed.done(round); ++round) {
       const std::vector<int> from = senders(fed, round);
       auto updates = fed.parallel(hospitals_, [&](Hospital& h) { return *round_at(fed, h, round, from); });
       for (auto& u : updates) dams_[size_t(u.hospital)] = std::move(u.model);
@@ -133,13 +146,18 @@ class FedSkd : public Algorithm {
       if (from[i] == me && int(i) != me) fed.post(h, *hospitals_[i], dams_[size_t(me)], round);
     const Model& dam = dams_[size_t(me)];
     const int epochs = fed.scenario().training.local_epochs;
-    if (from[size_t(me)] == me) return h.train(dam, PlainTraining(epochs));  // self-consolidation
+    AdamState* adam = settings_.persistent_adam ? &adam_[size_t(me)] : nullptr;
+    // Self-consolidation: the DAM alone (with its kept Adam, if any).
+    auto alone = [&] {
+      return adam ? h.train(dam, MutualLearning(nullptr, plan_, epochs, adam)) : h.train(dam, PlainTraining(epochs));
+    };
+    if (from[size_t(me)] == me) return alone();
     const std::optional<Model> ktm = fed.collect(h, round, *hospitals_[size_t(from[size_t(me)])]);
     if (!ktm && !fed.continues(round)) return std::nullopt;
-    if (!ktm) return h.train(dam, PlainTraining(epochs));  // faults: the sender's DAM will not come
+    if (!ktm) return alone();  // faults: the sender's DAM will not come
     SkdPlan plan = plan_;
     if (round < settings_.skd_start_round) plan.gamma = 0;
-    return h.train(dam, MutualLearning(*ktm, plan, epochs));  // 2-3; 4: the KTM goes out of scope
+    return h.train(dam, MutualLearning(&*ktm, plan, epochs, adam));  // 2-3; 4: the KTM goes out of scope
   }
 
   // O^t: from[i] = the hospital i receives from in round t.
@@ -179,6 +197,7 @@ class FedSkd : public Algorithm {
   FedSkdSettings settings_;
   std::vector<Hospital*> hospitals_;
   std::vector<Model> dams_;  // by hospital id
+  std::vector<AdamState> adam_;  // persistent_adam: each DAM's Adam state, by hospital id
   SkdPlan plan_;
 };
 

@@ -1,17 +1,22 @@
 // FedSKD's step 2-4 at one hospital (Weng, Cai, Zhou 2025, Sec. II-B): DAM and KTM see the same
 // mini-batch of the hospital's own data; L = CE(DAM) + gamma L_SKD + CE(KTM); the KTM's classifier
 // is frozen (step 3). Decisions where the paper leaves the choice open:
-// - one Adam (training.optimizer) over DAM + KTM feature extractor, fresh every job: no job in
-//   fedgrid carries optimiser state across rounds, so every algorithm is compared alike;
+// - one Adam (training.optimizer) over DAM + KTM feature extractor, fresh every job by default,
+//   so every algorithm is compared alike; algorithm.persistent_adam keeps the DAM's part of it
+//   (moments and step count) from one round to the next, the KTM's part fresh each round (the
+//   reading of the paper's one optimiser that its unreported details leave most likely);
 // - no stop-gradient on either side of L_SKD: the paper's "two concurrent knowledge flows";
 // - the KTM trains in train mode, its batch-norm statistics updated and then dropped.
 #include "algorithms/fedskd/mutual_job.hpp"
 
 #include <map>
+#include <optional>
+#include <stdexcept>
 
 #include "algorithms/fedskd/skd_loss.hpp"
 #include "models/nets.hpp"
 #include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -27,6 +32,44 @@ struct FrozenHead {
   }
 };
 
+// torch keys an optimizer's per-parameter state by the parameter's TensorImpl address.
+std::string state_key(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+
+torch::Tensor from_doubles(const double* at, const torch::Tensor& like) {
+  return torch::from_blob(const_cast<double*>(at), {like.numel()}, torch::kDouble)
+      .to(like.options(), /*non_blocking=*/false, /*copy=*/true)
+      .reshape(like.sizes());
+}
+
+void load_adam(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params, const AdamState& saved) {
+  if (saved.empty()) return;
+  size_t at = 0;
+  for (const auto& p : params) {
+    const size_t n = size_t(p.numel());
+    auto state = std::make_unique<torch::optim::AdamParamState>();
+    state->step(int64_t(saved.at(at)));
+    state->exp_avg(from_doubles(saved.data() + at + 1, p));
+    state->exp_avg_sq(from_doubles(saved.data() + at + 1 + n, p));
+    optimizer.state()[state_key(p)] = std::move(state);
+    at += 1 + 2 * n;
+  }
+}
+
+AdamState saved_adam(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params) {
+  AdamState out;
+  for (const auto& p : params) {
+    auto it = optimizer.state().find(state_key(p));
+    if (it == optimizer.state().end()) return {};  // no step taken
+    const auto& s = static_cast<torch::optim::AdamParamState&>(*it->second);
+    out.push_back(double(s.step()));
+    for (const torch::Tensor& t : {s.exp_avg(), s.exp_avg_sq()}) {
+      const torch::Tensor d = t.to(torch::kCPU, torch::kDouble).contiguous().reshape({-1});
+      out.insert(out.end(), d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+    }
+  }
+  return out;
+}
+
 std::vector<torch::Tensor> pick(const std::vector<torch::Tensor>& taps, const std::vector<int>& layers) {
   std::vector<torch::Tensor> out;
   for (int l : layers) out.push_back(taps.at(size_t(l)));
@@ -39,18 +82,27 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
   using namespace jobs;
   const auto& spec = job.model->spec;
   models::Net& dam = cached_net(spec, job.device, 0);
-  models::Net& ktm = cached_net(ktm_.spec, job.device, 1);
   models::load_state(dam, job.model->weights);
-  models::load_state(ktm, ktm_.weights);
-  dam.train(), ktm.train();
-  FrozenHead frozen(ktm.classifier);
+  dam.train();
   std::vector<torch::Tensor> params = dam.parameters();
-  for (const auto& p : ktm.parameters())
-    if (p.requires_grad()) params.push_back(p);
+  const std::vector<torch::Tensor> dam_params = params;
+  models::Net* ktm = nullptr;
+  std::optional<FrozenHead> frozen;
+  if (ktm_) {
+    ktm = &cached_net(ktm_->spec, job.device, 1);
+    models::load_state(*ktm, ktm_->weights);
+    ktm->train();
+    frozen.emplace(ktm->classifier);
+    for (const auto& p : ktm->parameters())
+      if (p.requires_grad()) params.push_back(p);
+  }
+  if (dam_adam_ && job.optimizer.name != "adam")
+    throw std::logic_error("persistent_adam needs training.optimizer adam");  // fedskd checks the scenario first
   auto optimizer = make_optimizer(std::move(params), job.optimizer);
-  const bool drop_single = models::batchnorm_on_1x1(spec) || models::batchnorm_on_1x1(ktm_.spec);
+  if (dam_adam_) load_adam(*optimizer, dam_params, *dam_adam_);
+  const bool drop_single = models::batchnorm_on_1x1(spec) || (ktm_ && models::batchnorm_on_1x1(ktm_->spec));
   const skd::Levels levels{plan_.batch_level, plan_.pixel_level};
-  const bool distil = plan_.gamma != 0 && !plan_.layers.empty();
+  const bool distil = ktm && plan_.gamma != 0 && !plan_.layers.empty();
   const int passes = job.local_steps
                          ? passes_begun(int64_t(job.train->size()), job.batch_size, job.local_steps, drop_single)
                          : epochs_;
@@ -60,7 +112,12 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
     optimizer->zero_grad();
     std::vector<torch::Tensor> dam_taps, ktm_taps;
     const torch::Tensor dam_ce = torch::nn::functional::cross_entropy(dam.forward_taps(x, dam_taps), y);
-    torch::Tensor objective = dam_ce + torch::nn::functional::cross_entropy(ktm.forward_taps(x, ktm_taps), y);
+    if (!ktm) {  // self-consolidation
+      dam_ce.backward();
+      optimizer->step();
+      return dam_ce.item<double>();
+    }
+    torch::Tensor objective = dam_ce + torch::nn::functional::cross_entropy(ktm->forward_taps(x, ktm_taps), y);
     if (distil)
       objective = objective + plan_.gamma * skd::loss(pick(dam_taps, plan_.layers), pick(ktm_taps, plan_.layers), levels);
     objective.backward();
@@ -68,26 +125,27 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
     return dam_ce.item<double>();
   });
   out.weights = models::flatten_state(dam);
+  if (dam_adam_) *dam_adam_ = saved_adam(*optimizer, dam_params);
   return out;
 }
 
 Charge MutualLearning::cost(const JobShape& shape, const TrainOutcome*) const {
-  const bool drop_single = models::batchnorm_on_1x1(shape.spec) || models::batchnorm_on_1x1(ktm_.spec);
-  const double per_sample = models::model_cost(shape.spec).train_flops() + models::model_cost(ktm_.spec).train_flops();
+  if (!ktm_) return PlainTraining(epochs_).cost(shape, nullptr);  // self-consolidation: charged as a plain job
+  const bool drop_single = models::batchnorm_on_1x1(shape.spec) || models::batchnorm_on_1x1(ktm_->spec);
   ModelSteps dam = training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single);
+  const int epochs = shape.local_steps > 0 ? passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single)
+                                           : epochs_;
+  const double per_sample = models::model_cost(shape.spec).train_flops() + models::model_cost(ktm_->spec).train_flops();
   ModelSteps ktm = dam;
-  ktm.spec = ktm_.spec;
+  ktm.spec = ktm_->spec;
   double flops = 0, similarity = 0;
   for (const auto& [size, count] : dam.train_batches) {
-    const double maps = similarity_flops(shape.spec, ktm_.spec, plan_, size);
+    const double maps = similarity_flops(shape.spec, ktm_->spec, plan_, size);
     flops += double(count) * (per_sample * double(size) + maps);
     similarity += double(count) * maps;
   }
   // Both networks step on every batch (profiled); the similarity maps stay in FLOPs.
-  return {flops,
-          shape.local_steps > 0 ? passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single) : epochs_,
-          {std::move(dam), std::move(ktm)},
-          similarity};
+  return {flops, epochs, {std::move(dam), std::move(ktm)}, similarity};
 }
 
 double similarity_flops(const models::ModelSpec& dam, const models::ModelSpec& ktm, const SkdPlan& plan,

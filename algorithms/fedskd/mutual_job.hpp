@@ -20,17 +20,25 @@ struct SkdPlan {
   std::vector<int> layers;  // tapped stages, models::feature_taps indices (ResNet: 0..3 = layer1..4)
 };
 
+// The DAM's Adam state kept from one job to the next (algorithm.persistent_adam), per parameter
+// in the DAM's order: the step count, then exp_avg and exp_avg_sq flattened; empty before the
+// hospital's first step.
+using AdamState = std::vector<double>;
+
 class MutualLearning : public LocalWork {
  public:
-  // `received` must outlive the job.
-  MutualLearning(const Model& received, SkdPlan plan, int epochs) : ktm_(received), plan_(std::move(plan)), epochs_(epochs) {}
+  // `received` (null: self-consolidation, the DAM alone on CE) and `dam_adam` (null: a fresh
+  // Adam every job) must outlive the job.
+  MutualLearning(const Model* received, SkdPlan plan, int epochs, AdamState* dam_adam = nullptr)
+      : ktm_(received), plan_(std::move(plan)), epochs_(epochs), dam_adam_(dam_adam) {}
   TrainOutcome run(const JobInput& job) override;
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
 
  private:
-  const Model& ktm_;
+  const Model* ktm_;
   SkdPlan plan_;
   int epochs_;
+  AdamState* dam_adam_;
 };
 
 // FLOPs of the similarity matrices of one batch of `batch` samples: each tapped stage's Gram

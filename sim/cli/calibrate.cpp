@@ -84,8 +84,8 @@ models::ModelSpec parse_model_item(const std::string& item) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != head.size() - at - 1 || !(spec.width_multiplier > 0 && spec.width_multiplier <= 1))
-      throw bad("the width must be a number in (0, 1]");
+    if (used == 0 || used != head.size() - at - 1 || !(spec.width_multiplier > 0 && spec.width_multiplier <= 4))
+      throw bad("the width must be a number in (0, 4]");
   }
   if (parts.size() > 1 && !parse_input_shape(parts[1], spec)) throw bad("the input must be CxHxW");
   if (parts.size() > 2) spec.num_classes = int(positive_int(parts[2], "--models item '" + item + "' classes"));

@@ -13,6 +13,15 @@ namespace {
 
 using namespace seed_streams;
 
+// A hospital's (or the server's) train/val/test split: K-fold when data.split.folds is set,
+// else stratified by the split's fractions.
+data::HospitalSplit hospital_split(const Scenario& s, const data::Indices& held, const std::vector<int64_t>& labels,
+                                   uint64_t seed) {
+  if (s.data.split_folds > 0)
+    return data::split_folds(held, labels, s.data.split_folds, s.data.split_fold, s.data.split_val, seed);
+  return data::split_stratified(held, labels, {s.data.split_train, s.data.split_val, s.data.split_test}, seed);
+}
+
 data::TrainTest load_dataset(const Scenario& s, const std::string& name, const std::string& key) {
   const auto& d = s.data;
   try {
@@ -83,8 +92,7 @@ void deal(World& world, const Group& g, data::Indices& server_pool) {
     for (auto& i : held[size_t(k)]) i = pool[size_t(i)];  // positions in the pool -> dataset indices
     const int h = g.first + k;
     world.splits[size_t(h)] =
-        data::split_stratified(held[size_t(k)], labels, {s.data.split_train, s.data.split_val, s.data.split_test},
-                               mix_seed(s.seed, kSplit, uint64_t(h)));
+        hospital_split(s, held[size_t(k)], labels, mix_seed(s.seed, kSplit, uint64_t(h)));
     // Strength 0 touches nothing, so every run without site shift keeps its bytes; timing-only
     // runs hold no pixels and have nothing to shift.
     if (s.data.site_shift.strength > 0 && !s.training.timing_only) shift_site(world, g, h);
@@ -153,9 +161,8 @@ void set_up_data(World& world, int hospitals) {
   for (const auto& g : groups) deal(world, g, server_pool);
   if (!server_pool.empty())
     world.server_split =
-        data::split_stratified(server_pool, world.data.train.labels,
-                               {s.data.split_train, s.data.split_val, s.data.split_test},
-                               mix_seed(s.seed, kServerShare, 0, 1));  // distinct from every group's cut
+        hospital_split(s, server_pool, world.data.train.labels,
+                       mix_seed(s.seed, kServerShare, 0, 1));  // distinct from every group's cut
 }
 
 }  // namespace fedgrid

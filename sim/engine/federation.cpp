@@ -16,6 +16,7 @@
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/deferred_training.hpp"
+#include "sim/jobs/lr_schedule.hpp"
 #include "sim/engine/cohorts.hpp"
 #include "sim/engine/energy_meter.hpp"
 #include "sim/engine/evaluation.hpp"
@@ -348,7 +349,10 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
                        &validation,
                        sc.training.batch_size,
                        sc.training.local_steps,
-                       {sc.training.optimizer, sc.training.lr, sc.training.momentum, sc.training.weight_decay},
+                       {sc.training.optimizer,
+                        lr_at_round(sc.training.lr_schedule, sc.training.lr, sc.training.lr_min, round_now(),
+                                    sc.stop.rounds),
+                        sc.training.momentum, sc.training.weight_decay},
                        job_seed(id),
                        world_.device,
                        precision_of(sc.training.precision)};

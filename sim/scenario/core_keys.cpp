@@ -9,7 +9,10 @@
 namespace fedgrid {
 namespace {
 
-const std::vector<std::string> kArchs = {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"};
+const std::vector<std::string> kArchs = {"cnn", "cnn_bn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"};
+// Widest model.width_multiplier: a global model up to 4x the plain one (DynamicFL's baselines
+// prune the strong tier's model, which costs what a plain model with grown convs costs).
+constexpr double kMaxWidth = 4;
 constexpr auto none = std::nullopt;
 
 // A model choice (an arch name, or {arch, width_multiplier}) under `name` of `from`; fields
@@ -88,7 +91,7 @@ KeySet<HospitalGroup> hospital_group_keys() {
               {.allowed = kArchs}, {})
       .custom("model.width_multiplier", KeyType::Float, none,
               "Width of this group's model (default: model.width_multiplier)",
-              {.min = 0, .max = 1, .min_exclusive = true}, {});
+              {.min = 0, .max = kMaxWidth, .min_exclusive = true}, {});
   vary_keys(k);
   return k;
 }
@@ -173,6 +176,15 @@ KeySet<Scenario> build() {
                     {.min = 0, .max = 1})
       .bind<double>("data.split.test", [](S& s) -> auto& { return s.data.split_test; }, "0.2",
                     "Share kept for the hospital's own test", {.min = 0, .max = 1})
+      .bind<int>("data.split.folds", [](S& s) -> auto& { return s.data.split_folds; }, "0",
+                 "K-fold cross-validation (0: off): each hospital's samples, class by class, are dealt into K folds "
+                 "from the seed; fold data.split.fold is the test split, data.split.val's share of the rest "
+                 "validation, the remainder training (data.split.train and .test may not be set then)",
+                 {.min = 0, .max = 1000})
+      .bind<int>("data.split.fold", [](S& s) -> auto& { return s.data.split_fold; }, "1",
+                 "With data.split.folds: the fold held out as the test split, 1..folds (the folds are the same "
+                 "for every value, so runs over all of them cover every sample once)",
+                 {.min = 1})
       .bind_list<DataTask>("data.tasks", [](S& s) -> auto& { return s.data.tasks; },
                            "Several tasks, each a dataset for its own group of hospitals (in hospital order), with one unified label space",
                            data_task_keys())
@@ -226,11 +238,12 @@ KeySet<Scenario> build() {
 
   k.group("model", "The network every hospital trains")
       .bind<std::string>("model.arch", [](S& s) -> auto& { return s.model.arch; }, "cnn",
-                         "cnn | lenet5 | mlp | vgg11 | resnet18 | resnet10 (see `fedgrid list models`)",
+                         "cnn | cnn_bn | lenet5 | mlp | vgg11 | resnet18 | resnet10 (see `fedgrid list models`)",
                          {.allowed = kArchs})
       .bind<double>("model.width_multiplier", [](S& s) -> auto& { return s.model.width_multiplier; }, "1",
-                    "Hidden channels/units scaled to ceil(m * base), 0 < m <= 1 (HeteroFL's model rate)",
-                    {.min = 0, .max = 1, .min_exclusive = true});
+                    "Hidden channels/units scaled to ceil(m * base), 0 < m <= 4: below 1 HeteroFL's model rate; above 1 "
+                    "a wider global model, as DynamicFL's baselines prune the strong tier's model",
+                    {.min = 0, .max = kMaxWidth, .min_exclusive = true});
   for (const std::string tier : {"weak", "medium", "strong"}) {
     const std::string key = "model." + tier;
     k.custom(key, KeyType::ModelChoice, none,
@@ -243,7 +256,7 @@ KeySet<Scenario> build() {
                 {.allowed = kArchs}, {})
         .custom(key + ".width_multiplier", KeyType::Float, none,
                 "Width of the " + tier + " tier's model (default: model.width_multiplier)",
-                {.min = 0, .max = 1, .min_exclusive = true}, {});
+                {.min = 0, .max = kMaxWidth, .min_exclusive = true}, {});
   }
 
   k.group("training", "Local training")
@@ -259,6 +272,12 @@ KeySet<Scenario> build() {
                          {.allowed = {"sgd", "adam"}})
       .bind<double>("training.lr", [](S& s) -> auto& { return s.training.lr; }, "0.01", "Learning rate",
                     {.min = 0, .min_exclusive = true})
+      .bind<std::string>("training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
+                         "constant | cosine: round r's jobs train at lr_min + (lr - lr_min)(1 + cos(pi (r - 1) / "
+                         "stop.rounds)) / 2, the per-round cosine decay of DynamicFL and CarPe-FL",
+                         {.allowed = {"constant", "cosine"}})
+      .bind<double>("training.lr_min", [](S& s) -> auto& { return s.training.lr_min; }, "0",
+                    "cosine: the rate the decay approaches at stop.rounds", {.min = 0})
       .bind<double>("training.momentum", [](S& s) -> auto& { return s.training.momentum; }, "0.9", "SGD momentum",
                     {.min = 0})
       .bind<double>("training.weight_decay", [](S& s) -> auto& { return s.training.weight_decay; }, "0",

@@ -111,7 +111,25 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   // Cross-key checks that the per-key table cannot express.
   std::vector<InputProblem> problems;
   double sum = d.split_train + d.split_val + d.split_test;
-  if (std::abs(sum - 1.0) > 1e-6)
+  if (s.training.lr_schedule == "cosine" && s.training.lr_min > s.training.lr)
+    problems.push_back(s.error_at("training.lr_min", "must not exceed training.lr (" + std::to_string(s.training.lr) +
+                                                         "): the cosine schedule decays from lr to lr_min")
+                           .problems()[0]);
+  if (d.split_folds > 0) {
+    // The folds decide the train and test shares; a share given too would be silently ignored.
+    for (const char* key : {"data.split.train", "data.split.test"})
+      if (s.key_lines.count(key))
+        problems.push_back(s.error_at(key, std::string("not used with data.split.folds (the folds decide the train and "
+                                                       "test shares; data.split.val's share of the rest is validation)"))
+                               .problems()[0]);
+    if (d.split_folds < 2)
+      problems.push_back(s.error_at("data.split.folds", "must be at least 2 (or 0: no cross-validation)").problems()[0]);
+    else if (d.split_fold > d.split_folds)
+      problems.push_back(s.error_at("data.split.fold", "must be within 1.." + std::to_string(d.split_folds) + ", got " +
+                                                           std::to_string(d.split_fold))
+                             .problems()[0]);
+    if (d.split_val >= 1) problems.push_back(s.error_at("data.split.val", "must be < 1 with data.split.folds").problems()[0]);
+  } else if (std::abs(sum - 1.0) > 1e-6)
     problems.push_back(s.error_at("data.split", "train + val + test must be 1, got " + std::to_string(sum)).problems()[0]);
   if (d.split_train <= 0) problems.push_back(s.error_at("data.split.train", "must be > 0").problems()[0]);
   if (!p.tier_ratio.empty()) {

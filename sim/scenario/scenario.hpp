@@ -85,6 +85,7 @@ struct Scenario {
     int classes_per_hospital = 2;
     int64_t min_samples = 10;
     double split_train = 0.7, split_val = 0.1, split_test = 0.2;
+    int split_folds = 0, split_fold = 1;  // K-fold cross-validation: fold k of K is the test split
     int64_t synthetic_train = 2000, synthetic_test = 500;
     int synthetic_classes = 10, synthetic_channels = 1, synthetic_height = 28, synthetic_width = 28;
     double synthetic_noise = 1.0;
@@ -110,6 +111,8 @@ struct Scenario {
     std::string surrogate;     // resolved path or empty
     std::string optimizer;
     double lr = 0.01, momentum = 0.9, weight_decay = 0;
+    std::string lr_schedule = "constant";  // constant | cosine (per round over stop.rounds)
+    double lr_min = 0;                     // cosine: the last round's rate
     int batch_size = 32, local_epochs = 1;
     int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
     std::string device;

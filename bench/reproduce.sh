@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# One command per seed paper: reruns its comparison under the paper's protocol (the scenario
+# files say where each value comes from and what was scaled down), over seeds (and folds where
+# the paper uses cross-validation), then tabulates each figure with analysis/seed_stats.py (mean
+# and 95% Student-t interval per method; the paper's method against each baseline, paired by seed
+# and fold, with the paired t-test and a verdict) and draws accuracy against simulated time with
+# analysis/plot_seeds.py.
+#
+#   bench/reproduce.sh unifed|dynamicfl|fedskd [--seeds "1 2 3"] [--folds "1 2 3 4 5"] [--variants]
+#                      [--build DIR] [--out DIR] [--jobs N] [--dry-run] [-- extra fedgrid --set ...]
+#
+# Runs go to OUT/method=M[/fold=F]/seed=S (OUT: results/reproduce/PAPER); a run whose summary.json
+# exists is kept, so an interrupted command resumes. Tables: OUT/stats/*.md; figure:
+# OUT/accuracy_vs_time.png. --jobs N runs N at once (each run uses every core already; 1 here).
+# Extra --set arguments apply to every run (e.g. stop.rounds=2 for a smoke run, into its own --out).
+# Wall time on this 2-core machine, as measured: README "Results under the papers' protocols".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd [options]}
+shift
+seeds="1 2 3"
+folds=""
+fold_is_seed=0
+variants=0
+build=build
+out=""
+jobs=1
+dry=0
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seeds) seeds=$2; shift 2 ;;
+    --folds) folds=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --dry-run) dry=1; shift ;;
+    --variants) variants=1; shift ;;
+    --) shift; while [ $# -gt 0 ]; do extra+=(--set "$1"); shift; done ;;
+    *) echo "bench/reproduce.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+out=${out:-results/reproduce/$paper}
+
+# Each method: LABEL|SCENARIO|--set overrides (space separated, no spaces inside a value).
+# REFERENCE: the paper's method; METRICS: summary.json figures tabulated.
+case "$paper" in
+  unifed)
+    methods=(
+      "unifed|scenarios/unifed/paper_protocol_unifed.yaml|"
+      "unifed_authors_code|scenarios/unifed/authors_code_unifed.yaml|"
+      "fedavg|scenarios/unifed/paper_protocol_fedavg.yaml|"
+      "fedprox|scenarios/unifed/paper_protocol_fedprox.yaml|"
+      "fedseq|scenarios/unifed/paper_protocol_fedseq.yaml|"
+      "centralized|scenarios/unifed/paper_protocol_centralized.yaml|"
+      "server_only|scenarios/unifed/paper_protocol_server_only.yaml|"
+    )
+    reference=unifed
+    metrics="final_accuracy final_f1_macro sim_time_s epoch_transfers bytes_total"
+    plot_metric=accuracy
+    ;;
+  dynamicfl)
+    methods=(
+      "dynamicfl|scenarios/dynamicfl/paper_protocol_dynamicfl.yaml|"
+      "heterofl|scenarios/dynamicfl/paper_protocol_heterofl.yaml|"
+      "fedrolex|scenarios/dynamicfl/paper_protocol_fedrolex.yaml|"
+      "feddf|scenarios/dynamicfl/paper_protocol_feddf.yaml|"
+      "fedavg|scenarios/dynamicfl/paper_protocol_fedavg.yaml|"
+    )
+    reference=dynamicfl
+    metrics="final_accuracy final_tier_gap final_hospital_acc_std rounds bytes_total"
+    plot_metric=accuracy
+    ;;
+  fedskd)
+    # Both shapes; the paper's 5 mini-batches for aggregation methods and Local against FedSKD's
+    # 5N, and the same baselines at 5N ("equal steps"). 5N: 15 on FedSkin (3 hospitals), 20 on
+    # FedASD (4). Centralized trains the pool with as many mini-batches a round as the whole
+    # federation does at 5N (N x 5N: 45 and 80).
+    methods=()
+    for shape in fedskin fedasd; do
+      n5=$([ $shape = fedskin ] && echo 15 || echo 20)
+      pooled=$([ $shape = fedskin ] && echo 45 || echo 80)
+      f="scenarios/fedskd/shifted_$shape.yaml"
+      methods+=(
+        "$shape/fedskd|$f|"
+        "$shape/fedavg|$f|algorithm.name=fedavg training.local_steps=5"
+        "$shape/fedavg_equal_steps|$f|algorithm.name=fedavg training.local_steps=$n5"
+        "$shape/fedprox|$f|algorithm.name=fedprox algorithm.mu=0.01 training.local_steps=5"
+        "$shape/fedprox_equal_steps|$f|algorithm.name=fedprox algorithm.mu=0.01 training.local_steps=$n5"
+        "$shape/fedbn|$f|algorithm.name=fedbn training.local_steps=5"
+        "$shape/fedcross|$f|algorithm.name=fedcross training.local_steps=5"
+        "$shape/local|$f|algorithm.name=local training.local_steps=5"
+        "$shape/local_equal_steps|$f|algorithm.name=local training.local_steps=$n5"
+        "$shape/centralized|$f|algorithm.name=centralized training.local_steps=$pooled"
+      )
+      # --variants: FedSKD with the DAM's Adam kept across rounds (algorithm.persistent_adam).
+      [ $variants -eq 1 ] && methods+=("$shape/fedskd_persistent_adam|$f|algorithm.persistent_adam=true")
+    done
+    reference=fedskd
+    metrics="final_local_test_auc final_global_test_auc final_local_test_acc final_global_test_acc sim_time_s bytes_total"
+    plot_metric=global_test_auc
+    # The paper's 5-fold cross-validation: by default seed s tests fold s (3 of the 5 folds, each
+    # with its own partition draw; --folds "1 2 3 4 5" crosses every seed with every fold).
+    fold_is_seed=${folds:+0}
+    fold_is_seed=${fold_is_seed:-1}
+    ;;
+  *) echo "bench/reproduce.sh: unknown paper '$paper' (unifed | dynamicfl | fedskd)" >&2; exit 2 ;;
+esac
+
+[ -x "$build/fedgrid" ] || { echo "bench/reproduce.sh: no $build/fedgrid (build first: see README)" >&2; exit 2; }
+
+# The runs: seed x fold x method, seed slowest, so that an interrupted command leaves whole
+# seeds (every method of them) to pair.
+runs=()
+for seed in $seeds; do
+  unit_folds=${folds:-0}
+  [ "$fold_is_seed" = 1 ] && unit_folds=$seed
+  for fold in $unit_folds; do
+    for m in "${methods[@]}"; do
+      IFS='|' read -r label scenario sets <<<"$m"
+      shape=${label%/*}; method=${label#*/}
+      prefix=$([ "$shape" != "$label" ] && echo "shape=$shape/" || true)
+      dir="$out/${prefix}method=$method"
+      args=(--set "seed=$seed")
+      if [ "$fold" != 0 ]; then dir="$dir/fold=$fold"; args+=(--set "data.split.fold=$fold"); fi
+      dir="$dir/seed=$seed"
+      for kv in $sets; do args+=(--set "$kv"); done
+      runs+=("$dir|$scenario|${args[*]}")
+    done
+  done
+done
+
+echo "bench/reproduce.sh $paper: ${#runs[@]} runs into $out"
+run_one() {
+  local dir=$1 scenario=$2 args=$3 start
+  if [ -f "$dir/summary.json" ]; then echo "kept  $dir"; return 0; fi
+  start=$(date +%s)
+  # shellcheck disable=SC2086  # args are --set KEY=VALUE words without spaces
+  if "$build/fedgrid" run "$scenario" $args "${extra[@]}" --out "$dir" --log-level warn >"$dir.log" 2>&1; then
+    rm -f "$dir.log"
+    echo "ran   $dir ($(($(date +%s) - start)) s)"
+  else
+    echo "FAIL  $dir (log: $dir.log)"; return 1
+  fi
+}
+if [ $dry -eq 1 ]; then
+  for r in "${runs[@]}"; do echo "$r"; done
+  exit 0
+fi
+failed=0
+running=0
+for r in "${runs[@]}"; do
+  IFS='|' read -r dir scenario args <<<"$r"
+  mkdir -p "$(dirname "$dir")"
+  if [ "$jobs" -le 1 ]; then
+    run_one "$dir" "$scenario" "$args" || failed=1
+  else
+    run_one "$dir" "$scenario" "$args" &
+    running=$((running + 1))
+    if [ $running -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
+  fi
+done
+while [ $running -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
+
+# Tables and the figure, from every run that finished.
+mapfile -t done_runs < <(find "$out" -name summary.json -printf '%h\n' | LC_ALL=C sort)
+[ ${#done_runs[@]} -gt 0 ] || { echo "bench/reproduce.sh: no run finished" >&2; exit 1; }
+mkdir -p "$out/stats"
+for metric in $metrics; do
+  /usr/bin/python3 analysis/seed_stats.py "${done_runs[@]}" --group method --reference "$reference" \
+    --metric "$metric" --out "$out/stats" >/dev/null
+done
+section=()
+[ "$paper" = fedskd ] && section=(--section shape)
+/usr/bin/python3 analysis/plot_seeds.py "${done_runs[@]}" --group method "${section[@]}" --metric "$plot_metric" \
+  --out "$out/accuracy_vs_time.png" >/dev/null
+echo "tables: $out/stats/seed_stats_*.md; figure: $out/accuracy_vs_time.png"
+exit $failed
