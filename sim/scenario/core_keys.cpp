@@ -9,7 +9,7 @@
 namespace fedgrid {
 namespace {
 
-const std::vector<std::string> kArchs = {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"};
+const std::vector<std::string> kArchs = {"cnn", "lenet5", "mlp", "mlp4", "vgg11", "vgg8", "resnet18", "resnet10"};
 constexpr auto none = std::nullopt;
 
 // A model choice (an arch name, or {arch, width_multiplier}) under `name` of `from`; fields
