@@ -37,7 +37,8 @@
 // - the evaluated model is each hospital's folded private network after the round.
 // - under faults: a lost hospital keeps its model and Theta; merges average what arrived, a
 //   cluster with no member arriving keeps its members' Theta; reclustering uses every
-//   hospital's last uploaded Theta (the server keeps them).
+//   hospital's last uploaded Theta (the server keeps them). A descriptor follows from the
+//   architecture alone, so round 1's clusters include a hospital whose descriptor was lost.
 // Server work charged on the server host: averaging (one add per value per member, a divide
 // per value per centre), distances (3 FLOPs per value per pair), Ward and the silhouettes.
 #include <Eigen/Dense>
