@@ -24,6 +24,7 @@ namespace fedgrid::algorithms {
   FILE(feddf)                         \
   FILE(fedskd)                        \
   FILE(fedbn)                         \
+  FILE(unifiedfl)                     \
   FILE(centralized)
 
 #define FEDGRID_DECLARE(x) std::vector<AlgorithmInfo> x##_algorithms();
@@ -87,7 +88,10 @@ void check_algorithm(const Scenario& s) {
 
 RunSummary run_algorithm(const Scenario& s, const RunOptions& options) {
   check_algorithm(s);
-  return run_scenario(s, options, [&](Federation& fed) { find_algorithm(s.algorithm.name)->make()->run(fed); });
+  const AlgorithmInfo& algorithm = *find_algorithm(s.algorithm.name);
+  RunOptions with_columns = options;
+  with_columns.round_columns = algorithm.round_columns, with_columns.hospital_columns = algorithm.hospital_columns;
+  return run_scenario(s, with_columns, [&](Federation& fed) { algorithm.make()->run(fed); });
 }
 
 }  // namespace fedgrid::algorithms

@@ -32,6 +32,9 @@ struct AlgorithmInfo {
   // Why the scenario's schedule never stops with nothing under way, so that it cannot be
   // checkpointed (output.checkpoint_every); empty: it can (Federation::first_round).
   std::function<std::string(const Scenario&)> cannot_checkpoint = {};
+  // Its own columns after the standard ones of rounds.csv and hospitals.csv (Federation::note);
+  // none for most algorithms, whose files keep the standard columns only.
+  std::vector<std::string> round_columns = {}, hospital_columns = {};
 };
 
 const std::vector<AlgorithmInfo>& registry();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
+#include "models/vgg_layout.hpp"
 
 namespace fedgrid::models {
 namespace {
@@ -190,12 +191,20 @@ void walk_mlp(LayerWalk& net, int64_t classes) {
   net.classifier(classes);
 }
 
-// VGG11 with batch norm for 32x32 inputs (as UniFed's repo): conv3x3 (pad 1, bias) + BN + ReLU
-// with channels 64 M 128 M 256 256 M 512 512 M 512 512 M, then fc 4096, fc 4096, fc out. The
-// classifier's dropout is left out: torch draws its masks from its process-global generator,
-// which every worker thread shares, so the masks (and results) would depend on thread timing.
-void walk_vgg11(LayerWalk& net, int64_t classes) {
-  for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
+// The 2NN one hidden layer deeper: a second MLP depth for model-heterogeneous federations
+// (UnifiedFL's MLPs differ by depth at one width).
+void walk_mlp4(LayerWalk& net, int64_t classes) {
+  for (int i = 0; i < 3; ++i) {
+    net.linear(200);
+    net.tap();
+  }
+  net.classifier(classes);
+}
+
+// The VGG-style nets (vgg_layout): conv3x3 (pad 1, bias) + BN + ReLU stages and maxpools, then
+// the hidden fc layers and the classifier.
+void walk_vgg(LayerWalk& net, int64_t classes, const VggLayout& layout) {
+  for (int64_t c : layout.features) {
     if (c < 0) {
       net.maxpool2();
       net.tap();
@@ -204,10 +213,11 @@ void walk_vgg11(LayerWalk& net, int64_t classes) {
     net.conv(c, 3, 1);
     net.batchnorm();
   }
-  net.linear(4096);
-  net.linear(4096);
+  for (int64_t units : layout.hidden) net.linear(units);
   net.classifier(classes);
 }
+void walk_vgg11(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg11")); }
+void walk_vgg8(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg8")); }
 
 // The ResNets: a stem conv (no bias) + BN, for the torchvision stem a maxpool 3x3/2, then four
 // stages of BasicBlocks (64, 128, 256, 512; stride 2 from the second stage on; 1x1 conv + BN
@@ -259,8 +269,11 @@ const std::vector<Arch>& archs() {
       {"lenet5", "LeNet-5 with ReLU: conv5x5 6 (pad 2), pool, conv5x5 16, pool, fc 120, 84, out",
        walk_lenet5},
       {"mlp", "McMahan et al. 2017 2NN: fc 200, ReLU, fc 200, ReLU, fc out", walk_mlp},
+      {"mlp4", "The 2NN one layer deeper: 3x (fc 200, ReLU), fc out", walk_mlp4},
       {"vgg11", "VGG11 with batch norm (32x32 inputs): 8 conv3x3+BN, 5 maxpools, fc 4096, 4096, out (no dropout)",
        walk_vgg11},
+      {"vgg8", "VGG-style for 28x28 inputs: 6 conv3x3+BN (32 32 M 64 64 M 128 128 M), fc 256, out (no dropout)",
+       walk_vgg8},
       {"resnet18", "ResNet-18, CIFAR variant: conv3x3 stem, 4x2 BasicBlocks (64-512), global avg pool, fc out",
        walk_resnet18},
       {"resnet10", "ResNet-10 (torchvision layout): conv7x7/2 stem, maxpool 3x3/2, 1 BasicBlock per stage (64-512), global avg pool, fc out",
@@ -293,6 +306,18 @@ LayerWalk walk_layers(const ModelSpec& spec) {
 }
 
 }  // namespace
+
+const VggLayout* vgg_layout(const std::string& arch) {
+  // VGG11 with batch norm for 32x32 inputs (as UniFed's repo). The classifier's dropout is left
+  // out: torch draws its masks from its process-global generator, which every worker thread
+  // shares, so the masks (and results) would depend on thread timing.
+  static const VggLayout vgg11{{64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}, {4096, 4096}};
+  // A VGG-style net for 28x28 inputs: three pools, so MNIST-sized images keep a 3x3 map.
+  static const VggLayout vgg8{{32, 32, -1, 64, 64, -1, 128, 128, -1}, {256}};
+  if (arch == "vgg11") return &vgg11;
+  if (arch == "vgg8") return &vgg8;
+  return nullptr;
+}
 
 std::string spec_label(const ModelSpec& spec) {
   if (spec.width_multiplier == 1.0) return spec.arch;

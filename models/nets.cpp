@@ -2,6 +2,7 @@
 // their state for aggregation and payloads. Layers are registered in forward order, which fixes
 // both the flatten_state() order and the order weights are drawn from torch's generator.
 #include "models/nets.hpp"
+#include "models/vgg_layout.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -99,23 +100,28 @@ struct LeNet5 : Net {
   }
 };
 
-struct Mlp2NN : Net {
-  nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+// McMahan's 2NN (`hidden_layers` 2) and deeper MLPs of the same width: fc1, fc2, ... in order.
+struct Mlp : Net {
+  std::vector<nn::Linear> fcs;  // hidden layers, then the classifier
 
-  explicit Mlp2NN(const ModelSpec& s) {
-    fc1 = register_module("fc1", nn::Linear(int64_t{s.channels} * s.height * s.width, s.scaled(200)));
-    fc2 = register_module("fc2", nn::Linear(s.scaled(200), s.scaled(200)));
-    fc3 = register_module("fc3", nn::Linear(s.scaled(200), s.num_classes));
-    classifier = fc3;
+  Mlp(const ModelSpec& s, int hidden_layers) {
+    int64_t width = int64_t{s.channels} * s.height * s.width;
+    for (int i = 0; i < hidden_layers; ++i) {
+      fcs.push_back(register_module("fc" + std::to_string(i + 1), nn::Linear(width, s.scaled(200))));
+      width = s.scaled(200);
+    }
+    fcs.push_back(register_module("fc" + std::to_string(hidden_layers + 1), nn::Linear(width, s.num_classes)));
+    classifier = fcs.back();
   }
 
   // A hidden layer's units tap as a units x 1 x 1 map.
   torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
-    x = torch::relu(fc1(x.flatten(1)));
-    if (taps) taps->push_back(x.view({x.size(0), x.size(1), 1, 1}));
-    x = torch::relu(fc2(x));
-    if (taps) taps->push_back(x.view({x.size(0), x.size(1), 1, 1}));
-    return fc3(x);
+    x = x.flatten(1);
+    for (size_t i = 0; i + 1 < fcs.size(); ++i) {
+      x = torch::relu(fcs[i](x));
+      if (taps) taps->push_back(x.view({x.size(0), x.size(1), 1, 1}));
+    }
+    return fcs.back()(x);
   }
 };
 
@@ -123,15 +129,16 @@ GrowableConv conv3x3(int64_t in, int64_t out, int64_t stride, bool bias) {
   return GrowableConv(in, out, 3, stride, 1, bias);
 }
 
-struct Vgg11 : Net {
+// The VGG-style nets (models::vgg_layout): fc1, fc2, ... in order after the features.
+struct Vgg : Net {
   nn::Sequential features{nullptr};
   std::vector<size_t> tap_after;  // indices of the pools in `features`: the stage outputs
-  nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+  std::vector<nn::Linear> fcs;    // hidden fc layers, then the classifier
 
-  explicit Vgg11(const ModelSpec& s) {
+  Vgg(const ModelSpec& s, const VggLayout& layout) {
     features = register_module("features", nn::Sequential());
     int64_t in = s.channels, h = s.height, w = s.width;
-    for (int64_t c : {64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}) {
+    for (int64_t c : layout.features) {
       if (c < 0) {
         features->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
         tap_after.push_back(features->size() - 1);
@@ -145,10 +152,13 @@ struct Vgg11 : Net {
       features->push_back(nn::Functional(torch::relu));
       in = c;
     }
-    fc1 = register_module("fc1", nn::Linear(s.scaled(512) * h * w, s.scaled(4096)));
-    fc2 = register_module("fc2", nn::Linear(s.scaled(4096), s.scaled(4096)));
-    fc3 = register_module("fc3", nn::Linear(s.scaled(4096), s.num_classes));
-    classifier = fc3;
+    int64_t width = in * h * w;
+    for (int64_t units : layout.hidden) {
+      fcs.push_back(register_module("fc" + std::to_string(fcs.size() + 1), nn::Linear(width, s.scaled(units))));
+      width = s.scaled(units);
+    }
+    fcs.push_back(register_module("fc" + std::to_string(fcs.size() + 1), nn::Linear(width, s.num_classes)));
+    classifier = fcs.back();
   }
 
   torch::Tensor run(torch::Tensor x, std::vector<torch::Tensor>* taps) override {
@@ -157,7 +167,9 @@ struct Vgg11 : Net {
       x = module.forward(x);
       if (next_tap < tap_after.size() && tap_after[next_tap] == layer++) tap(x, taps), ++next_tap;
     }
-    return fc3(torch::relu(fc2(torch::relu(fc1(x.flatten(1))))));
+    x = x.flatten(1);
+    for (size_t i = 0; i + 1 < fcs.size(); ++i) x = torch::relu(fcs[i](x));
+    return fcs.back()(x);
   }
 };
 
@@ -258,8 +270,9 @@ std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   if (spec.arch == "cnn") return std::make_shared<FedAvgCnn>(spec);
   if (spec.arch == "cnn_bn") return std::make_shared<CnnBn>(spec);
   if (spec.arch == "lenet5") return std::make_shared<LeNet5>(spec);
-  if (spec.arch == "mlp") return std::make_shared<Mlp2NN>(spec);
-  if (spec.arch == "vgg11") return std::make_shared<Vgg11>(spec);
+  if (spec.arch == "mlp") return std::make_shared<Mlp>(spec, 2);
+  if (spec.arch == "mlp4") return std::make_shared<Mlp>(spec, 3);
+  if (const VggLayout* vgg = vgg_layout(spec.arch)) return std::make_shared<Vgg>(spec, *vgg);
   if (spec.arch == "resnet18") return std::make_shared<ResNet>(spec, kResNet18);
   if (spec.arch == "resnet10") return std::make_shared<ResNet>(spec, kResNet10);
   throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");

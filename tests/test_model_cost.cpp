@@ -175,7 +175,8 @@ TEST(ModelCost, UnknownArchIsRejected) {
     model_cost({.arch = "resnet"});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, vgg11, resnet18, resnet10)");
+    EXPECT_STREQ(e.what(),
+                 "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, mlp4, vgg11, vgg8, resnet18, resnet10)");
   }
   EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
 }
@@ -203,8 +204,27 @@ TEST(ModelCost, TooSmallInputIsRejected) {
 }
 
 TEST(ModelCost, ArchListAndDescriptions) {
-  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "cnn_bn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"}));
+  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "cnn_bn", "lenet5", "mlp", "mlp4", "vgg11", "vgg8",
+                                                      "resnet18", "resnet10"}));
   for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
+}
+
+// The zoo's additions counted by hand on 1x28x28 inputs, 10 classes.
+TEST(ModelCost, Mlp4AndVgg8ByHand) {
+  // mlp4: 784*200+200, 2 x (200*200+200), 200*10+10.
+  EXPECT_EQ(model_cost({.arch = "mlp4"}).parameters, 157000 + 2 * 40200 + 2010);
+  EXPECT_EQ(model_cost({.arch = "mlp4"}).state_values, 239410);
+  // vgg8: convs 1-32-32 | 32-64-64 | 64-128-128 (3x3, bias), 6 BNs, fc 128*3*3 -> 256 -> 10.
+  const int64_t convs = (9 * 32 + 32) + (9 * 32 * 32 + 32) + (9 * 32 * 64 + 64) + (9 * 64 * 64 + 64) +
+                        (9 * 64 * 128 + 128) + (9 * 128 * 128 + 128);
+  const int64_t bn_channels = 32 + 32 + 64 + 64 + 128 + 128;
+  const ModelCost vgg8 = model_cost({.arch = "vgg8"});
+  EXPECT_EQ(vgg8.parameters, convs + 2 * bn_channels + (1152 * 256 + 256) + (256 * 10 + 10));
+  EXPECT_EQ(vgg8.state_values, vgg8.parameters + 2 * bn_channels + 6);
+  // MACs: 3x3 convs at 28, 28, 14, 14, 7, 7; then the two fc layers.
+  const double macs = 9.0 * (32 * 784 + 32 * 32 * 784 + 32 * 64 * 196 + 64 * 64 * 196 + 64 * 128 * 49 +
+                             128 * 128 * 49) + 1152 * 256 + 2560;
+  EXPECT_DOUBLE_EQ(vgg8.forward_flops, 2 * macs);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ enum : uint64_t {
   kCrash = 21,        // (hospital + 1, crash number): gaps between crashes, faults.crash_rate_per_hour
   kPopulation = 22,   // (group, figure): platform.hospitals[].vary draws
   kSiteShift = 23,    // (hospital): data.site_shift, that hospital's transformation and noise
+  kUnifiedFlGroups = 24,  // UnifiedFL's grouping hash g_e / g_v (one for all hospitals)
 };
 
 }  // namespace fedgrid::seed_streams

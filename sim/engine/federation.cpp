@@ -100,6 +100,7 @@ Federation::Federation(World& world, std::vector<Observer*> observers) : world_(
   RunInfo info{world.scenario.name, world.scenario.algorithm.name, world.scenario.seed, tiers_, {}};
   info.hosts.push_back(server_->name());
   for (const auto& h : hospitals_) info.hosts.push_back(h->name());
+  info.round_columns = world.round_columns, info.hospital_columns = world.hospital_columns;
   for (auto* o : observers) o->on_start(info);
 
   std::vector<LedgerRow> rows;
@@ -112,6 +113,7 @@ Federation::Federation(World& world, std::vector<Observer*> observers) : world_(
   mail_ = std::make_unique<PeerMail>();
   ledger_ = std::make_unique<RoundLedger>(world.scenario, std::move(rows), tiers_, std::move(observers),
                                           [this] { mail_->close(); });
+  ledger_->set_columns(world.round_columns, world.hospital_columns);
   evaluator_ = std::make_unique<Evaluator>(world, std::move(evaluated), tiers_);
   std::vector<std::string> names;
   for (const auto& h : hospitals_) names.push_back(h->name());
@@ -893,6 +895,14 @@ void Federation::end_round(int round, const Model& global, const std::map<std::s
 void Federation::end_round(int round, const std::vector<Model>& local_models) {
   check_round_closed(round);
   ledger_->report(round, evaluator_->local(round, now(), local_models), now(), energy_j(), world_.spec.num_classes);
+}
+
+void Federation::note(int round, const std::string& column, std::string value) {
+  ledger_->note(round, -1, column, std::move(value));
+}
+
+void Federation::note(int round, const Hospital& h, const std::string& column, std::string value) {
+  ledger_->note(round, h.id(), column, std::move(value));
 }
 
 void Federation::note_staleness(const Hospital& h, int versions) {

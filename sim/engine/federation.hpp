@@ -238,6 +238,12 @@ class Federation {
   // model `versions` server versions older than the one it was applied to (hospitals.csv's
   // staleness; with several updates of `h` in one round, the largest).
   void note_staleness(const Hospital& h, int versions);
+  // The algorithm's own columns (AlgorithmInfo's round_columns / hospital_columns, after the
+  // standard ones): `value` in `column` of round `round`'s row of rounds.csv, or of `h`'s row
+  // of hospitals.csv. Note before end_round(round). Throws std::logic_error for a column the
+  // algorithm did not declare.
+  void note(int round, const std::string& column, std::string value);
+  void note(int round, const Hospital& h, const std::string& column, std::string value);
 
   double now() const;
   int current_round() const { return round_now(); }

@@ -35,6 +35,7 @@ struct HospitalRound {
   // ok (it worked this round and its update counted), offline, crashed or late (faults.*), or
   // empty when the round did not ask it for anything.
   std::string status;
+  std::vector<std::string> extra;  // the algorithm's own columns (RunInfo::hospital_columns), in order
 };
 
 struct RoundReport {
@@ -58,6 +59,7 @@ struct RoundReport {
   std::vector<std::pair<std::string, std::optional<double>>> tier_model_accuracy;
   std::optional<double> tier_gap, hospital_accuracy_std;
   std::vector<HospitalRound> hospitals;
+  std::vector<std::string> extra;  // the algorithm's own columns (RunInfo::round_columns), in order
 };
 
 struct RunInfo {
@@ -65,6 +67,9 @@ struct RunInfo {
   uint64_t seed = 0;
   std::vector<std::string> tiers;  // tiers present among hospitals, catalog order
   std::vector<std::string> hosts;  // server first, then hospitals by id
+  // Columns an algorithm adds after the standard ones (AlgorithmInfo: UnifiedFL's clusters);
+  // none for most, whose files keep exactly the standard columns.
+  std::vector<std::string> round_columns, hospital_columns;
 };
 
 // What fixes the arithmetic of the real training, beside the scenario's seed: summary.json

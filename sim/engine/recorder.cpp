@@ -72,11 +72,13 @@ void Recorder::on_start(const RunInfo& info) {
              "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
   for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
   for (const auto& tier : info.tiers) rounds_ << ",global_acc_" << tier;
-  rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer\n"
-          << std::flush;
+  rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer";
+  for (const auto& c : info.round_columns) rounds_ << ',' << c;
+  rounds_ << '\n' << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
-                "global_test_acc,global_test_auc,staleness,status\n"
-             << std::flush;
+                "global_test_acc,global_test_auc,staleness,status";
+  for (const auto& c : info.hospital_columns) hospitals_ << ',' << c;
+  hospitals_ << '\n' << std::flush;
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
   if (!trace_) return;
   // The JSON array form of the Chrome trace format: a missing closing bracket is allowed,
@@ -121,14 +123,18 @@ void Recorder::on_round(const RoundReport& r) {
   for (const auto& [tier, acc] : r.tier_model_accuracy) rounds_ << ',' << opt(acc);
   rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << ',' << opt(r.auc) << ','
           << opt(r.local_test_accuracy) << ',' << opt(r.local_test_auc) << ',' << opt(r.global_test_accuracy) << ','
-          << opt(r.global_test_auc) << ',' << r.bytes_peer << '\n'
-          << std::flush;
-  for (const auto& h : r.hospitals)
+          << opt(r.global_test_auc) << ',' << r.bytes_peer;
+  for (const auto& v : r.extra) rounds_ << ',' << v;
+  rounds_ << '\n' << std::flush;
+  for (const auto& h : r.hospitals) {
     hospitals_ << r.round << ',' << h.name << ',' << h.tier << ',' << h.samples << ',' << h.epochs << ','
                << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
                << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
                << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << ','
-               << (h.staleness ? std::to_string(*h.staleness) : "") << ',' << h.status << '\n';
+               << (h.staleness ? std::to_string(*h.staleness) : "") << ',' << h.status;
+    for (const auto& v : h.extra) hospitals_ << ',' << v;
+    hospitals_ << '\n';
+  }
   hospitals_ << std::flush;
 }
 

@@ -23,6 +23,18 @@ RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospit
   summary_.target_accuracy = scenario.stop.target_accuracy;
 }
 
+void RoundLedger::set_columns(std::vector<std::string> round_columns, std::vector<std::string> hospital_columns) {
+  round_columns_ = std::move(round_columns), hospital_columns_ = std::move(hospital_columns);
+}
+
+void RoundLedger::note(int r, int hospital, const std::string& column, std::string value) {
+  const auto& declared = hospital < 0 ? round_columns_ : hospital_columns_;
+  if (std::find(declared.begin(), declared.end(), column) == declared.end())
+    throw std::logic_error("column '" + column + "' is not declared by the algorithm (AlgorithmInfo)");
+  RoundState& state = round(r);
+  (hospital < 0 ? state.notes : state.stats.at(size_t(hospital)).notes)[column] = std::move(value);
+}
+
 RoundState& RoundLedger::round(int r) {
   auto& state = rounds_[r];
   if (state.stats.empty()) state.stats.resize(hospitals_.size());
@@ -120,7 +132,11 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     r.hospitals.push_back({h.id, h.name, h.tier, st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
                            scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness,
-                           st.loss.empty() ? (st.took_part ? "ok" : "") : st.loss});
+                           st.loss.empty() ? (st.took_part ? "ok" : "") : st.loss, {}});
+    for (const auto& c : hospital_columns_) {
+      auto it = st.notes.find(c);
+      r.hospitals.back().extra.push_back(it == st.notes.end() ? "" : it->second);
+    }
     if (st.loss == "crashed" && !std::binary_search(crashed_.begin(), crashed_.end(), int64_t(h.id)))
       crashed_.insert(std::upper_bound(crashed_.begin(), crashed_.end(), int64_t(h.id)), int64_t(h.id));
     if (hospital_accuracy[i]) by_tier[h.tier].first += *hospital_accuracy[i], by_tier[h.tier].second++;
@@ -133,6 +149,10 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     r.tier_model_accuracy.push_back({t, m == scores.tier_model_accuracy.end() ? std::nullopt : m->second});
   }
   r.tier_gap = accuracy_gap(r.tier_model_accuracy);
+  for (const auto& c : round_columns_) {
+    auto it = state.notes.find(c);
+    r.extra.push_back(it == state.notes.end() ? "" : it->second);
+  }
   r.hospital_accuracy_std = population_std(hospital_accuracy);
   for (auto* o : observers_) o->on_round(r);
 
@@ -206,8 +226,10 @@ void RoundLedger::save(StateWriter& out) const {
     out.put(key + ".stats.loss", losses);
     out.put(key + ".faults", std::vector<int64_t>{state.faults.updates_lost, state.faults.bytes_wasted});
     out.put(key + ".faults.time_lost_s", state.faults.sim_time_lost_s);
+    if (!state.notes.empty()) throw std::logic_error("checkpoint with an algorithm's column noted in an open round");
     for (const auto& st : state.stats) {
       if (st.staleness) throw std::logic_error("checkpoint with an asynchronous update under way");
+      if (!st.notes.empty()) throw std::logic_error("checkpoint with an algorithm's column noted in an open round");
       ints.insert(ints.end(), {st.samples, st.epochs, st.bytes_up, st.bytes_down, st.took_part, st.train_loss.has_value()});
       reals.insert(reals.end(), {st.compute_s, st.comm_s, st.train_loss.value_or(0)});
     }

@@ -28,6 +28,7 @@ struct HospitalStats {
   bool took_part = false;
   std::optional<int> staleness;  // an asynchronous update applied this round (the largest)
   std::string loss;              // why its update was lost (offline, crashed, late), or empty
+  std::map<std::string, std::string> notes;  // the algorithm's own columns (Federation::note)
 };
 
 // What a round has done so far: passed on when the round is reported, dropped when it ended
@@ -37,6 +38,7 @@ struct RoundState {
   std::vector<Activity> activities;
   int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
   FaultTotals faults;  // hospitals_lost: counted when reported, from the crashed statuses
+  std::map<std::string, std::string> notes;  // the algorithm's own columns (Federation::note)
 };
 
 // A hospital as the ledger names it in hospitals.csv.
@@ -51,6 +53,12 @@ class RoundLedger {
   // hospitals end, waits for peer models return empty).
   RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
               std::vector<Observer*> observers, std::function<void()> on_stop);
+  // The algorithm's own columns (RunInfo): a round's and a hospital's values are noted by name
+  // (note()) and written in this order, empty where none was noted.
+  void set_columns(std::vector<std::string> round_columns, std::vector<std::string> hospital_columns);
+  // Notes `value` in `column` of round r's row (hospital < 0) or of hospital's row in round r.
+  // Throws std::logic_error for a column not declared.
+  void note(int r, int hospital, const std::string& column, std::string value);
 
   // Round r's state, opened on first use (several are open while a pipelined schedule runs).
   RoundState& round(int r);
@@ -94,6 +102,7 @@ class RoundLedger {
   std::vector<Observer*> observers_;
   std::function<void()> on_stop_;
   std::map<int, RoundState> rounds_;
+  std::vector<std::string> round_columns_, hospital_columns_;
   RunSummary summary_;
   std::vector<int64_t> crashed_;  // hospitals that lost a job to a crash, sorted (hospitals_lost)
   bool target_reached_ = false, over_budget_ = false, stopping_ = false;

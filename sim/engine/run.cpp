@@ -340,6 +340,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
+  world.round_columns = options.round_columns, world.hospital_columns = options.hospital_columns;
   std::vector<Observer*> observers = options.observers;
   std::unique_ptr<StateReader> resume;
   if (!options.resume_from.empty()) resume = std::make_unique<StateReader>(options.resume_from);

@@ -24,6 +24,9 @@ struct RunOptions {
   std::vector<std::string> simgrid_args;   // extra --cfg=... / --log=... for SimGrid
   std::string resume_from;                 // a checkpoint.bin to continue from (fedgrid resume)
   bool set_up_only = false;                // load everything, build the federation, run nothing
+  // The algorithm's own columns after the standard ones of rounds.csv and hospitals.csv,
+  // filled through Federation::note (algorithms::run_algorithm sets them from AlgorithmInfo).
+  std::vector<std::string> round_columns, hospital_columns;
 };
 
 // What `fedgrid validate` checks: check_scenario, then everything run_scenario loads before

@@ -55,6 +55,8 @@ struct World {
   std::optional<ComputeProfile> profile;   // timing.compute: profile
   std::unique_ptr<Executor> executor;
   PerfCounters perf;
+  // Columns the algorithm adds to rounds.csv and hospitals.csv (RunOptions).
+  std::vector<std::string> round_columns, hospital_columns;
 
   // Timing-only runs: each hospital's training samples as the scenario sets them (vary.samples,
   // the roster's samples column, data.samples_per_hospital); empty: the partition decides.
