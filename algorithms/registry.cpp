@@ -24,6 +24,10 @@ namespace fedgrid::algorithms {
   FILE(feddf)                         \
   FILE(fedskd)                        \
   FILE(fedbn)                         \
+  FILE(ditto)                         \
+  FILE(fedrep)                        \
+  FILE(fedamp)                        \
+  FILE(carpefl)                       \
   FILE(centralized)
 
 #define FEDGRID_DECLARE(x) std::vector<AlgorithmInfo> x##_algorithms();

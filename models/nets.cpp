@@ -3,6 +3,8 @@
 // both the flatten_state() order and the order weights are drawn from torch's generator.
 #include "models/nets.hpp"
 
+#include "models/causal_net.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -233,6 +235,7 @@ std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   if (spec.arch == "vgg11") return std::make_shared<Vgg11>(spec);
   if (spec.arch == "resnet18") return std::make_shared<ResNet>(spec, kResNet18);
   if (spec.arch == "resnet10") return std::make_shared<ResNet>(spec, kResNet10);
+  if (spec.arch == "carpefl") return std::make_shared<CausalNet>(spec);
   throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");
 }
 

@@ -9,7 +9,7 @@
 namespace fedgrid {
 namespace {
 
-const std::vector<std::string> kArchs = {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10"};
+const std::vector<std::string> kArchs = {"cnn", "lenet5", "mlp", "vgg11", "resnet18", "resnet10", "carpefl"};
 constexpr auto none = std::nullopt;
 
 // A model choice (an arch name, or {arch, width_multiplier}) under `name` of `from`; fields
@@ -226,7 +226,7 @@ KeySet<Scenario> build() {
 
   k.group("model", "The network every hospital trains")
       .bind<std::string>("model.arch", [](S& s) -> auto& { return s.model.arch; }, "cnn",
-                         "cnn | lenet5 | mlp | vgg11 | resnet18 | resnet10 (see `fedgrid list models`)",
+                         "cnn | lenet5 | mlp | vgg11 | resnet18 | resnet10 | carpefl (see `fedgrid list models`)",
                          {.allowed = kArchs})
       .bind<double>("model.width_multiplier", [](S& s) -> auto& { return s.model.width_multiplier; }, "1",
                     "Hidden channels/units scaled to ceil(m * base), 0 < m <= 1 (HeteroFL's model rate)",
@@ -341,7 +341,10 @@ KeySet<Scenario> build() {
       .bind<int>("output.eval_every", [](S& s) -> auto& { return s.output.eval_every; }, "1",
                  "Evaluate every k rounds (and the last)", {.min = 1})
       .bind<int>("output.checkpoint_every", [](S& s) -> auto& { return s.output.checkpoint_every; }, "0",
-                 "Write checkpoint.bin every k rounds, for `fedgrid resume DIR` (0: never)", {.min = 0});
+                 "Write checkpoint.bin every k rounds, for `fedgrid resume DIR` (0: never)", {.min = 0})
+      .bind<bool>("output.site_metrics", [](S& s) -> auto& { return s.output.site_metrics; }, "false",
+                  "Per-site figures (each hospital's model on its own test split): macro-F1, balanced accuracy and AUROC, "
+                  "mean and worst site, as site_* columns of rounds.csv and final_site in summary.json");
   return k;
 }
 
