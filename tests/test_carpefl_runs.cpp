@@ -127,6 +127,23 @@ TEST(CarpeflRuns, SiteFiguresOnlyWhenAskedFor) {
   EXPECT_EQ(test::read_file(without + "/summary.json").find("final_site"), std::string::npos);
 }
 
+// The FedCSL-inspired baseline estimates the same graphs from the same statistics (round 1
+// starts from the same model), so the server does the same NOTEARS work; the training differs,
+// the structure not being injected.
+TEST(CarpeflRuns, FedCslInspiredFitsTheSameGraphsAndTrainsWithoutThem) {
+  const std::string carpe = test::run_ok("fedcsl-carpe", three(), "--set stop.rounds=1");
+  const std::string csl = test::run_ok("fedcsl-csl", three(), "--set stop.rounds=1 --set algorithm.name=fedcsl_inspired");
+  auto structure_flops = [](const std::string& dir) {
+    for (const Sent& e : events_of(dir))
+      if (e.kind == "server") return e.flops;  // the first server activity: the structure
+    return 0.0;
+  };
+  EXPECT_GT(structure_flops(carpe), 0);
+  // The same NOTEARS fits; only the backbone step differs (one cluster, not carpefl's).
+  EXPECT_NEAR(structure_flops(carpe), structure_flops(csl), 1e-6 * structure_flops(carpe));
+  EXPECT_NE(test::read_file(carpe + "/hospitals.csv"), test::read_file(csl + "/hospitals.csv"));
+}
+
 TEST(CarpeflRuns, RefusesAnotherNetwork) {
   test::expect_run_input_error("carpefl-arch", three(), "--set model.arch=cnn", "model.arch");
 }
