@@ -25,6 +25,10 @@ namespace fedgrid::algorithms {
   FILE(fedskd)                        \
   FILE(fedbn)                         \
   FILE(unifiedfl)                     \
+  FILE(ditto)                         \
+  FILE(fedrep)                        \
+  FILE(fedamp)                        \
+  FILE(carpefl)                       \
   FILE(centralized)
 
 #define FEDGRID_DECLARE(x) std::vector<AlgorithmInfo> x##_algorithms();

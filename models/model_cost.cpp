@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/causal_layout.hpp"
 #include "models/model_spec.hpp"
 #include "models/vgg_layout.hpp"
 
@@ -44,6 +45,20 @@ class LayerWalk {
   }
 
   void global_avgpool() { height_ = width_ = 1; }
+
+  // A tensor of a module outside the layer kinds here (CarPe-FL's graph module), never scaled;
+  // its multiply-adds are added with macs().
+  void tensor(std::initializer_list<int64_t> dims, bool buffer = false) {
+    StateTensor t;
+    for (int64_t n : dims) t.axes.push_back({n, 1, false});
+    (buffer ? buffers_ : parameters_) += t.numel();
+    (buffer ? buffers_layout_ : params_layout_).push_back(t);
+  }
+  void macs(int64_t n) { macs_ += n; }
+  // A fully connected layer to `n` unscaled features (a latent code).
+  void latent(int64_t n) { add_linear(n, false); }
+  // The activation is now a flat vector of `n` features (a readout over a graph's nodes).
+  void features(int64_t n) { channels_ = n, height_ = width_ = 1, channels_scaled_ = false; }
 
   // The current activation is a stage output (after its ReLU/pool) that distillation may tap.
   void tap() { taps_.push_back({channels_, height_, width_}); }
@@ -145,7 +160,8 @@ class LayerWalk {
 // The layer lists; nets.cpp builds the same layers as torch modules.
 // Taps: the stage outputs (after each conv stage's pool; each hidden layer of the MLP; each
 // VGG block's pool; each ResNet stage).
-void walk_cnn(LayerWalk& net, int64_t classes) {
+// The cnn up to its 512-unit hidden layer (CarPe-FL's encoder shares it).
+void walk_cnn_trunk(LayerWalk& net) {
   net.conv(32, 5, 0);
   net.maxpool2();
   net.tap();
@@ -153,6 +169,10 @@ void walk_cnn(LayerWalk& net, int64_t classes) {
   net.maxpool2();
   net.tap();
   net.linear(512);
+}
+
+void walk_cnn(LayerWalk& net, int64_t classes) {
+  walk_cnn_trunk(net);
   net.classifier(classes);
 }
 
@@ -254,6 +274,32 @@ void walk_resnet18(LayerWalk& net, int64_t classes) { walk_resnet(net, classes, 
 // c = 64 x width_multiplier (62/64 gives FedSKD's 62).
 void walk_resnet10(LayerWalk& net, int64_t classes) { walk_resnet(net, classes, 7, 2, true, 1); }
 
+// CarPe-FL's network (Shin et al. 2026; models/causal_layout.hpp): the cnn's trunk to a
+// d-dimensional latent, node lifts, T graph-attention layers over the latent nodes, the
+// client-private gate logits, a linear head over the flattened node features; buffers: the
+// backbone, the cluster confidence and the gate balance. nets (causal_net.cpp) builds the same.
+void walk_carpefl(LayerWalk& net, int64_t classes) {
+  const int64_t d = kCausalNet.latents, h = kCausalNet.hidden;
+  walk_cnn_trunk(net);
+  net.latent(d);
+  net.tensor({d, h});  // lift scale
+  net.tensor({d, h});  // lift shift
+  net.macs(d * h);
+  for (int64_t t = 0; t < kCausalNet.layers; ++t) {
+    net.tensor({h, h});  // W^(t)
+    net.tensor({h});     // attention, source half
+    net.tensor({h});     // attention, target half
+    net.tensor({d, d});  // edge-indexed bias B^(t)
+    net.macs(d * h * h + 2 * d * h + d * d * h);
+  }
+  net.tensor({d, d});  // gate logits rho
+  net.tensor({d, d}, true);  // backbone G
+  net.tensor({d, d}, true);  // cluster confidence cbar
+  net.tensor({1}, true);     // gate balance beta
+  net.features(d * h);
+  net.classifier(classes);
+}
+
 struct Arch {
   std::string name;
   std::string description;
@@ -278,6 +324,9 @@ const std::vector<Arch>& archs() {
        walk_resnet18},
       {"resnet10", "ResNet-10 (torchvision layout): conv7x7/2 stem, maxpool 3x3/2, 1 BasicBlock per stage (64-512), global avg pool, fc out",
        walk_resnet10},
+      {"carpefl", "CarPe-FL (Shin et al. 2026): the cnn's trunk to 16 latents, 2 graph-attention layers (hidden 8) "
+                  "masked by a causal backbone, head over the node features",
+       walk_carpefl},
   };
   return table;
 }
@@ -365,5 +414,26 @@ const std::vector<std::string>& known_archs() {
 }
 
 std::string arch_description(const std::string& arch) { return find_arch(arch).description; }
+
+CausalNetParts causal_net_parts(const ModelSpec& spec) {
+  if (spec.arch != "carpefl") throw std::invalid_argument("model arch '" + spec.arch + "' is not CarPe-FL's network");
+  const std::vector<StateTensor> layout = state_layout(spec);
+  std::vector<StateRange> ranges;
+  int64_t offset = 0;
+  for (const StateTensor& t : layout) {
+    ranges.push_back({offset, t.numel()});
+    offset += t.numel();
+  }
+  // Tensor order (walk_carpefl): 8 of the trunk, 2 lifts, 4 per layer, gate, 2 of the head, 3 buffers.
+  const size_t layers = size_t(kCausalNet.layers), gate = 10 + 4 * layers;
+  CausalNetParts parts;
+  parts.shared.push_back({0, ranges[gate].offset});
+  for (size_t t = 0; t < layers; ++t) parts.edges.push_back(ranges[10 + 4 * t + 3]);
+  parts.gate = ranges[gate];
+  parts.head = {ranges[gate + 1].offset, ranges[gate + 1].size + ranges[gate + 2].size};
+  parts.backbone = ranges[gate + 3], parts.confidence = ranges[gate + 4], parts.balance = ranges[gate + 5];
+  parts.total = offset;
+  return parts;
+}
 
 }  // namespace fedgrid::models

@@ -4,6 +4,8 @@
 #include "models/nets.hpp"
 #include "models/vgg_layout.hpp"
 
+#include "models/causal_net.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -275,6 +277,7 @@ std::shared_ptr<Net> make_net(const ModelSpec& spec) {
   if (const VggLayout* vgg = vgg_layout(spec.arch)) return std::make_shared<Vgg>(spec, *vgg);
   if (spec.arch == "resnet18") return std::make_shared<ResNet>(spec, kResNet18);
   if (spec.arch == "resnet10") return std::make_shared<ResNet>(spec, kResNet10);
+  if (spec.arch == "carpefl") return std::make_shared<CausalNet>(spec);
   throw std::logic_error("model arch '" + spec.arch + "' has a cost model but no torch net");
 }
 

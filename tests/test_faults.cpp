@@ -298,6 +298,8 @@ TEST(Faults, EveryShippedAlgorithmCompletesUnderFaults) {
       yaml = test::tiny_scenario("faults-" + info.name) +
              "output: {trace: false}\nfaults: {crash_rate_per_hour: 3000, recovery_s: 0.5}\n";
     if (info.name == "dynamicfl") sets += " --set model.arch=cnn --set data.synthetic.height=28 --set data.synthetic.width=28";
+    if (info.name == "carpefl" || info.name == "fedcsl_inspired")  // its network's cnn trunk needs 16x16 at least
+      sets += " --set model.arch=carpefl --set data.synthetic.height=16 --set data.synthetic.width=16";
     if (info.name == "heterofl" || info.name == "fedrolex" || info.name == "feddf")
       sets += " --set model.weak.width_multiplier=0.5 --set model.weak.arch=mlp";
     const std::string dir = test::temp_dir("faults-all-" + info.name);

@@ -20,6 +20,19 @@ TEST(Metrics, MacroScoresOfAHandWorkedMatrix) {
   EXPECT_EQ(r->classes_counted, 3);
 }
 
+// CarPe-FL's site figures: balanced accuracy counts only the classes among the true labels (a
+// class only predicted, as class 2 here, adds no recall), and the worst site is the minimum.
+TEST(Metrics, BalancedAccuracyAndWorstSiteByHand) {
+  const std::vector<int64_t> m{3, 1, 0,  //
+                               1, 1, 2,  //
+                               0, 0, 0};
+  EXPECT_NEAR(*balanced_accuracy(m, 3), (3.0 / 4 + 1.0 / 4) / 2, 1e-12);
+  EXPECT_FALSE(balanced_accuracy(std::vector<int64_t>(4, 0), 2));
+  EXPECT_THROW(balanced_accuracy({1, 2, 3}, 2), std::invalid_argument);
+  EXPECT_EQ(*min_present({0.7, std::nullopt, 0.4, 0.9}), 0.4);
+  EXPECT_FALSE(min_present({std::nullopt}));
+}
+
 TEST(Metrics, AClassNeitherPresentNorPredictedIsLeftOut) {
   const std::vector<int64_t> m{2, 1, 0, 0,  //
                                0, 3, 1, 0,  //

@@ -175,8 +175,8 @@ TEST(ModelCost, UnknownArchIsRejected) {
     model_cost({.arch = "resnet"});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, mlp4, vgg11, vgg8, resnet18, resnet10)");
+    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, mlp4, vgg11, vgg8, resnet18, "
+                           "resnet10, carpefl)");
   }
   EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
 }
@@ -205,7 +205,7 @@ TEST(ModelCost, TooSmallInputIsRejected) {
 
 TEST(ModelCost, ArchListAndDescriptions) {
   EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "cnn_bn", "lenet5", "mlp", "mlp4", "vgg11", "vgg8",
-                                                      "resnet18", "resnet10"}));
+                                                      "resnet18", "resnet10", "carpefl"}));
   for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
 }
 

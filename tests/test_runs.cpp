@@ -123,7 +123,7 @@ TEST_P(EveryAlgorithm, RunsAndLearns) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, EveryAlgorithm, ::testing::Values("fedavg", "fedprox", "fedseq", "local", "centralized", "fedskd",
-                                                                   "fedcross", "fedbn"));
+                                                                   "fedcross", "fedbn", "ditto", "fedrep", "fedamp"));
 
 TEST(Runs, FedProxIsFedAvgPlusItsProximalTerm) {
   const std::string yaml = test::tiny_scenario("prox");

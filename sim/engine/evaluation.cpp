@@ -34,6 +34,7 @@ Scores Evaluator::empty() const {
   Scores sc;
   const size_t n = hospitals_.size();
   sc.accuracy_of.resize(n), sc.auc_of.resize(n), sc.global_accuracy_of.resize(n), sc.global_auc_of.resize(n);
+  sc.confusion_of.resize(n);
   return sc;
 }
 
@@ -84,7 +85,7 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
       sc.tier_model_accuracy[t] = tier_evals.count(t) ? ev.get(tier_evals.at(t)).accuracy : g.accuracy;
     for (size_t i = 0; i < n; ++i) {
       EvalOutcome e = ev.get(local[i]);
-      if (e.samples) sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc;
+      if (e.samples) sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc, sc.confusion_of[i] = std::move(e.confusion);
     }
     std::map<std::string, std::pair<std::vector<std::optional<double>>, std::vector<std::optional<double>>>> on_all;
     for (const auto& [t, jobs] : cross) {
@@ -134,6 +135,7 @@ Scores Evaluator::local(int round, double now, const std::vector<Model>& local_m
         if (sc.confusion.empty()) sc.confusion.assign(e.confusion.size(), 0);
         for (size_t c = 0; c < sc.confusion.size(); ++c) sc.confusion[c] += e.confusion[c];
         sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc, losses[i] = e.loss;
+        sc.confusion_of[i] = e.confusion;
       }
       if (cross) sc.global_accuracy_of[i] = mean_present(acc_on), sc.global_auc_of[i] = mean_present(auc_on);
     }

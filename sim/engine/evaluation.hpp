@@ -20,6 +20,7 @@ struct World;
 struct Scores {
   std::optional<double> accuracy, loss, auc;
   std::vector<int64_t> confusion;
+  std::vector<std::vector<int64_t>> confusion_of;  // by hospital: its model on its own test split
   std::vector<std::optional<double>> accuracy_of, auc_of, global_accuracy_of, global_auc_of;  // by hospital
   std::map<std::string, std::optional<double>> tier_model_accuracy;
 };

@@ -97,7 +97,8 @@ Federation::Federation(World& world, std::vector<Observer*> observers) : world_(
   for (const auto& h : hospitals_)
     if (std::find(tiers_.begin(), tiers_.end(), h->tier()) == tiers_.end()) tiers_.push_back(h->tier());
 
-  RunInfo info{world.scenario.name, world.scenario.algorithm.name, world.scenario.seed, tiers_, {}};
+  RunInfo info{world.scenario.name, world.scenario.algorithm.name, world.scenario.seed, tiers_, {},
+               world.scenario.output.site_metrics};
   info.hosts.push_back(server_->name());
   for (const auto& h : hospitals_) info.hosts.push_back(h->name());
   info.round_columns = world.round_columns, info.hospital_columns = world.hospital_columns;

@@ -38,6 +38,13 @@ struct HospitalRound {
   std::vector<std::string> extra;  // the algorithm's own columns (RunInfo::hospital_columns), in order
 };
 
+// output.site_metrics: each hospital's model on its own test split ("site"), as CarPe-FL
+// (Shin et al. 2026) reports: macro-F1, balanced accuracy and macro one-vs-rest AUROC, the mean
+// over the sites and the worst site.
+struct SiteFigures {
+  std::optional<double> f1_mean, f1_worst, bacc_mean, bacc_worst, auc_mean, auc_worst;
+};
+
 struct RoundReport {
   int round = 0;
   double sim_time_s = 0;
@@ -59,6 +66,7 @@ struct RoundReport {
   std::vector<std::pair<std::string, std::optional<double>>> tier_model_accuracy;
   std::optional<double> tier_gap, hospital_accuracy_std;
   std::vector<HospitalRound> hospitals;
+  std::optional<SiteFigures> site;  // only with output.site_metrics
   std::vector<std::string> extra;  // the algorithm's own columns (RunInfo::round_columns), in order
 };
 
@@ -67,6 +75,7 @@ struct RunInfo {
   uint64_t seed = 0;
   std::vector<std::string> tiers;  // tiers present among hospitals, catalog order
   std::vector<std::string> hosts;  // server first, then hospitals by id
+  bool site_metrics = false;       // output.site_metrics: rounds.csv carries the site_* columns
   // Columns an algorithm adds after the standard ones (AlgorithmInfo: UnifiedFL's clusters);
   // none for most, whose files keep exactly the standard columns.
   std::vector<std::string> round_columns, hospital_columns;
@@ -100,6 +109,8 @@ struct RunSummary {
   std::optional<double> final_tier_gap, final_hospital_accuracy_std;
   std::optional<double> final_auc, final_local_test_accuracy, final_local_test_auc, final_global_test_accuracy,
       final_global_test_auc;
+  bool site_metrics = false;  // output.site_metrics: summary.json carries final_site
+  SiteFigures final_site;
   double sim_time_s = 0, energy_j = 0;
   int64_t bytes_total = 0, bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
   FaultTotals fault_totals;

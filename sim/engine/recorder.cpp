@@ -62,6 +62,7 @@ Recorder::~Recorder() {
 
 void Recorder::on_start(const RunInfo& info) {
   Timed t{output_s_};
+  site_metrics_ = info.site_metrics;
   if (resumed_) {  // headers and track names are in the files already
     int tid = 0;
     for (const auto& host : info.hosts) track_[host] = ++tid;
@@ -73,6 +74,8 @@ void Recorder::on_start(const RunInfo& info) {
   for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
   for (const auto& tier : info.tiers) rounds_ << ",global_acc_" << tier;
   rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer";
+  if (site_metrics_)
+    rounds_ << ",site_f1_mean,site_f1_worst,site_bacc_mean,site_bacc_worst,site_auc_mean,site_auc_worst";
   for (const auto& c : info.round_columns) rounds_ << ',' << c;
   rounds_ << '\n' << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
@@ -124,6 +127,11 @@ void Recorder::on_round(const RoundReport& r) {
   rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << ',' << opt(r.auc) << ','
           << opt(r.local_test_accuracy) << ',' << opt(r.local_test_auc) << ',' << opt(r.global_test_accuracy) << ','
           << opt(r.global_test_auc) << ',' << r.bytes_peer;
+  if (site_metrics_) {
+    const SiteFigures f = r.site.value_or(SiteFigures{});
+    rounds_ << ',' << opt(f.f1_mean) << ',' << opt(f.f1_worst) << ',' << opt(f.bacc_mean) << ',' << opt(f.bacc_worst)
+            << ',' << opt(f.auc_mean) << ',' << opt(f.auc_worst);
+  }
   for (const auto& v : r.extra) rounds_ << ',' << v;
   rounds_ << '\n' << std::flush;
   for (const auto& h : r.hospitals) {
@@ -186,6 +194,13 @@ void Recorder::on_finish(const RunSummary& s) {
                                          {"hospitals_lost", f.hospitals_lost},
                                          {"bytes_wasted", f.bytes_wasted},
                                          {"sim_time_lost_s", f.sim_time_lost_s}};
+  }
+  if (s.site_metrics) {
+    const auto& f = s.final_site;
+    j["final_site"] = nlohmann::ordered_json{{"f1_macro_mean", optional(f.f1_mean)},   {"f1_macro_worst", optional(f.f1_worst)},
+                                             {"balanced_acc_mean", optional(f.bacc_mean)},
+                                             {"balanced_acc_worst", optional(f.bacc_worst)},
+                                             {"auc_mean", optional(f.auc_mean)},       {"auc_worst", optional(f.auc_worst)}};
   }
   if (s.fluid_network)
     j["network"] = nlohmann::ordered_json{

@@ -32,6 +32,7 @@ class Recorder : public Observer {
   std::map<std::string, int> track_;  // host -> trace thread id
   bool first_trace_event_ = true;
   bool resumed_ = false;
+  bool site_metrics_ = false;  // output.site_metrics: rounds.csv has the site_* columns
   double output_s_ = 0;
 };
 

@@ -9,6 +9,26 @@
 #include "sim/jobs/metrics.hpp"
 
 namespace fedgrid {
+namespace {
+
+// Each hospital's model on its own test split: the mean and the worst site (unscored sites,
+// e.g. without test samples, are left out).
+SiteFigures site_figures(const Scores& scores, int num_classes) {
+  std::vector<std::optional<double>> f1, bacc;
+  for (const auto& confusion : scores.confusion_of) {
+    if (confusion.empty()) {
+      f1.emplace_back(), bacc.emplace_back();
+      continue;
+    }
+    const auto m = macro_metrics(confusion, num_classes);
+    f1.push_back(m ? std::optional<double>(m->f1) : std::nullopt);
+    bacc.push_back(balanced_accuracy(confusion, num_classes));
+  }
+  return {mean_present(f1),   min_present(f1),           mean_present(bacc),
+          min_present(bacc),  mean_present(scores.auc_of), min_present(scores.auc_of)};
+}
+
+}  // namespace
 
 RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
                          std::vector<Observer*> observers, std::function<void()> on_stop)
@@ -148,6 +168,7 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     auto m = scores.tier_model_accuracy.find(t);
     r.tier_model_accuracy.push_back({t, m == scores.tier_model_accuracy.end() ? std::nullopt : m->second});
   }
+  if (scenario_.output.site_metrics) r.site = site_figures(scores, num_classes);
   r.tier_gap = accuracy_gap(r.tier_model_accuracy);
   for (const auto& c : round_columns_) {
     auto it = state.notes.find(c);
@@ -176,6 +197,7 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     s.final_auc = r.auc;
     s.final_local_test_accuracy = r.local_test_accuracy, s.final_local_test_auc = r.local_test_auc;
     s.final_global_test_accuracy = r.global_test_accuracy, s.final_global_test_auc = r.global_test_auc;
+    if (r.site) s.final_site = *r.site;
     const auto& target = scenario_.stop.target_accuracy;
     if (target && *accuracy >= *target && !s.time_to_target_s) {
       s.time_to_target_s = r.sim_time_s;
@@ -291,6 +313,7 @@ RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pai
   s.bytes_total = s.bytes_up + s.bytes_down + s.bytes_peer;
   s.faults = scenario_.faults.any();
   s.fluid_network = scenario_.timing.network == "fluid";
+  s.site_metrics = scenario_.output.site_metrics;
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);
   return s;

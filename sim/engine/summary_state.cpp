@@ -25,6 +25,12 @@ void summary_fields(S& s, Visit&& v) {
   v("final_local_test_auc", s.final_local_test_auc);
   v("final_global_test_accuracy", s.final_global_test_accuracy);
   v("final_global_test_auc", s.final_global_test_auc);
+  v("final_site.f1_mean", s.final_site.f1_mean);
+  v("final_site.f1_worst", s.final_site.f1_worst);
+  v("final_site.bacc_mean", s.final_site.bacc_mean);
+  v("final_site.bacc_worst", s.final_site.bacc_worst);
+  v("final_site.auc_mean", s.final_site.auc_mean);
+  v("final_site.auc_worst", s.final_site.auc_worst);
   v("sim_time_s", s.sim_time_s);
   v("energy_j", s.energy_j);
   v("bytes_up", s.bytes_up);

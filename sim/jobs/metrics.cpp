@@ -47,6 +47,29 @@ std::optional<double> mean_present(const std::vector<std::optional<double>>& val
   return sum / count;
 }
 
+std::optional<double> min_present(const std::vector<std::optional<double>>& values) {
+  std::optional<double> low;
+  for (const auto& v : values)
+    if (v && (!low || *v < *low)) low = v;
+  return low;
+}
+
+std::optional<double> balanced_accuracy(const std::vector<int64_t>& confusion, int classes) {
+  if (classes <= 0 || confusion.size() != size_t(classes) * size_t(classes))
+    throw std::invalid_argument("balanced_accuracy: confusion matrix is not classes x classes");
+  double recall = 0;
+  int counted = 0;
+  for (size_t t = 0; t < size_t(classes); ++t) {
+    int64_t row = 0;
+    for (size_t p = 0; p < size_t(classes); ++p) row += confusion[t * size_t(classes) + p];
+    if (row == 0) continue;
+    recall += double(confusion[t * size_t(classes) + t]) / double(row);
+    ++counted;
+  }
+  if (counted == 0) return std::nullopt;
+  return recall / counted;
+}
+
 std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion, int classes) {
   if (classes <= 0 || confusion.size() != size_t(classes) * size_t(classes))
     throw std::invalid_argument("macro_metrics: confusion matrix is not classes x classes");

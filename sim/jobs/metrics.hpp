@@ -27,6 +27,11 @@ std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion,
 // those classes. Classes absent from the labels are left out (scikit-learn refuses them; a
 // hospital's own test split often lacks classes). nullopt when no class qualifies.
 std::optional<double> macro_auc_ovr(const std::vector<float>& scores, const std::vector<int64_t>& labels, int classes);
+// Balanced accuracy (scikit-learn's balanced_accuracy_score): the mean recall over the classes
+// that occur among the true labels. nullopt for an empty matrix.
+std::optional<double> balanced_accuracy(const std::vector<int64_t>& confusion, int classes);
+// The smallest of the values present (nullopt when none is).
+std::optional<double> min_present(const std::vector<std::optional<double>>& values);
 // Mean of the values present (nullopt when none is).
 std::optional<double> mean_present(const std::vector<std::optional<double>>& values);
 

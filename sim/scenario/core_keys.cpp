@@ -9,7 +9,8 @@
 namespace fedgrid {
 namespace {
 
-const std::vector<std::string> kArchs = {"cnn", "cnn_bn", "lenet5", "mlp", "mlp4", "vgg11", "vgg8", "resnet18", "resnet10"};
+const std::vector<std::string> kArchs = {"cnn",  "cnn_bn",   "lenet5",   "mlp",    "mlp4",
+                                         "vgg11", "vgg8", "resnet18", "resnet10", "carpefl"};
 // Widest model.width_multiplier: a global model up to 4x the plain one (DynamicFL's baselines
 // prune the strong tier's model, which costs what a plain model with grown convs costs).
 constexpr double kMaxWidth = 4;
@@ -238,7 +239,7 @@ KeySet<Scenario> build() {
 
   k.group("model", "The network every hospital trains")
       .bind<std::string>("model.arch", [](S& s) -> auto& { return s.model.arch; }, "cnn",
-                         "cnn | cnn_bn | lenet5 | mlp | mlp4 | vgg11 | vgg8 | resnet18 | resnet10 (see `fedgrid list models`)",
+                         "cnn | cnn_bn | lenet5 | mlp | mlp4 | vgg11 | vgg8 | resnet18 | resnet10 | carpefl (see `fedgrid list models`)",
                          {.allowed = kArchs})
       .bind<double>("model.width_multiplier", [](S& s) -> auto& { return s.model.width_multiplier; }, "1",
                     "Hidden channels/units scaled to ceil(m * base), 0 < m <= 4: below 1 HeteroFL's model rate; above 1 "
@@ -360,7 +361,10 @@ KeySet<Scenario> build() {
       .bind<int>("output.eval_every", [](S& s) -> auto& { return s.output.eval_every; }, "1",
                  "Evaluate every k rounds (and the last)", {.min = 1})
       .bind<int>("output.checkpoint_every", [](S& s) -> auto& { return s.output.checkpoint_every; }, "0",
-                 "Write checkpoint.bin every k rounds, for `fedgrid resume DIR` (0: never)", {.min = 0});
+                 "Write checkpoint.bin every k rounds, for `fedgrid resume DIR` (0: never)", {.min = 0})
+      .bind<bool>("output.site_metrics", [](S& s) -> auto& { return s.output.site_metrics; }, "false",
+                  "Per-site figures (each hospital's model on its own test split): macro-F1, balanced accuracy and AUROC, "
+                  "mean and worst site, as site_* columns of rounds.csv and final_site in summary.json");
   return k;
 }
 
