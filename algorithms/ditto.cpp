@@ -11,43 +11,14 @@
 // Under faults a hospital whose round is lost keeps its last v_k; w is FedAvg's average of what
 // arrived.
 #include "algorithms/aggregation.hpp"
+#include "algorithms/proximal.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/epoch_loop.hpp"
 #include "sim/jobs/plain_training.hpp"
 #include "sim/scenario/key_set.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
-
-// Plain training of v plus (lambda / 2) ||v - w||^2, w given as a flat state (parameters first,
-// in the network's order; buffers are not regularised).
-class AnchoredProximal : public PlainTraining {
- public:
-  AnchoredProximal(int epochs, double lambda, const std::vector<float>& anchor)
-      : PlainTraining(epochs), lambda_(lambda), anchor_flat_(anchor) {}
-
- protected:
-  void on_start(models::Net& net) override {
-    int64_t offset = 0;
-    for (const auto& p : net.parameters()) {
-      auto values = torch::from_blob(const_cast<float*>(anchor_flat_.data()) + offset, p.sizes(), torch::kFloat32);
-      anchor_.push_back(values.to(p.device()).clone());
-      offset += p.numel();
-    }
-  }
-  void add_penalty(BatchStep& step) override {
-    const auto params = step.net.parameters();
-    torch::Tensor proximal = torch::zeros({}, step.loss.options());
-    for (size_t i = 0; i < params.size(); ++i) proximal = proximal + (params[i] - anchor_[i]).pow(2).sum();
-    step.objective = step.loss + 0.5 * lambda_ * proximal;
-  }
-
- private:
-  double lambda_;
-  const std::vector<float>& anchor_flat_;  // the round's global model, alive while the job runs
-  std::vector<torch::Tensor> anchor_;
-};
 
 struct DittoSettings {
   double lambda = 0.1;
@@ -72,7 +43,7 @@ class Ditto : public Algorithm {
         fed.send(fed.server(), h, global);
         // v_k stays on the hospital: kept even when the upload below is lost.
         personal[size_t(h.id())] =
-            h.train(personal[size_t(h.id())], AnchoredProximal(sc.training.local_epochs, lambda, global.weights)).model;
+            h.train(personal[size_t(h.id())], ProximalTraining(sc.training.local_epochs, lambda, &global.weights)).model;
         Update w = h.train(global, PlainTraining(sc.training.local_epochs));
         fed.send(h, fed.server(), w.model);
         return w;

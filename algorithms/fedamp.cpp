@@ -51,7 +51,7 @@ class FedAmp : public Algorithm {
       auto updates = fed.parallel(all, [&](Hospital& h) {
         const Model& u = cloud[size_t(h.id())];
         fed.send(fed.server(), h, u);
-        Update w = h.train(u, *proximal_training(sc.training.local_epochs, a.lambda / a.alpha_k));
+        Update w = h.train(u, ProximalTraining(sc.training.local_epochs, a.lambda / a.alpha_k));
         fed.send(h, fed.server(), w.model);
         return w;
       });

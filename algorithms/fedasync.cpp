@@ -95,7 +95,7 @@ class FedAsync : public Algorithm {
     auto trigger = [&](Hospital& h) {
       arrivals.start(h, [&fed, &h, &s, epochs, model = x, tau = t] {
         fed.send(fed.server(), h, model);
-        Update u = s.rho > 0 ? h.train(model, *proximal_training(epochs, s.rho)) : h.train(model, PlainTraining(epochs));
+        Update u = s.rho > 0 ? h.train(model, ProximalTraining(epochs, s.rho)) : h.train(model, PlainTraining(epochs));
         fed.send(h, fed.server(), u.model);
         return Push{std::move(u.model), tau};
       });

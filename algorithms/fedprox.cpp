@@ -10,32 +10,9 @@
 
 #include "algorithms/fedavg.hpp"
 #include "algorithms/proximal.hpp"
-#include "sim/jobs/epoch_loop.hpp"
-#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
-
-// Plain training plus the proximal term over the parameters (buffers are not regularised).
-class ProximalTraining : public PlainTraining {
- public:
-  ProximalTraining(int epochs, double mu) : PlainTraining(epochs), mu_(mu) {}
-
- protected:
-  void on_start(models::Net& net) override {
-    for (const auto& p : net.parameters()) anchor_.push_back(p.detach().clone());
-  }
-  void add_penalty(BatchStep& step) override {
-    const auto params = step.net.parameters();
-    torch::Tensor proximal = torch::zeros({}, step.loss.options());
-    for (size_t i = 0; i < params.size(); ++i) proximal = proximal + (params[i] - anchor_[i]).pow(2).sum();
-    step.objective = step.loss + 0.5 * mu_ * proximal;
-  }
-
- private:
-  double mu_;
-  std::vector<torch::Tensor> anchor_;  // the received global model's parameters
-};
 
 struct FedProxSettings {
   double mu = 0.01;
@@ -64,10 +41,6 @@ class FedProx : public FedAvg {
 };
 
 }  // namespace
-
-std::unique_ptr<LocalWork> proximal_training(int epochs, double mu) {
-  return std::make_unique<ProximalTraining>(epochs, mu);
-}
 
 std::vector<AlgorithmInfo> fedprox_algorithms() {
   auto keys = fedavg_keys().declarations();

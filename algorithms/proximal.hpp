@@ -1,13 +1,33 @@
 #pragma once
-// FedProx's local work (fedprox.cpp) for the methods that reuse its proximal term: plain
-// training of F_k(w) + (mu/2)||w - w_0||^2, anchored at the model the job starts from
-// (FedAsync's worker objective with mu = rho).
+// The proximal term of FedProx (Li et al. 2020) as local work, for every method that trains
+// F_k(w) + (mu/2)||w - w_0||^2: FedProx and FedAMP (w_0 the model the job starts from), FedAsync
+// (mu = rho), Ditto's personal objective h_k(v; w) (w_0 the round's global model, given).
+// Plain training otherwise (one hook overridden); parameters are regularised, buffers are not.
+// Torch-free header: the anchor's tensors live in proximal.cpp.
 #include <memory>
+#include <vector>
 
-#include "sim/jobs/local_work.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 
-std::unique_ptr<LocalWork> proximal_training(int epochs, double mu);
+class ProximalTraining : public PlainTraining {
+ public:
+  // anchor: a flat state (parameters first, in the network's order) that outlives the job;
+  // null: the model the job starts from.
+  ProximalTraining(int epochs, double mu, const std::vector<float>* anchor = nullptr);
+  ProximalTraining(ProximalTraining&&) noexcept;
+  ~ProximalTraining() override;
+
+ protected:
+  void on_start(models::Net& net) override;
+  void add_penalty(BatchStep& step) override;
+
+ private:
+  struct Anchor;  // the anchor's parameters as tensors, on the job's device
+  double mu_;
+  const std::vector<float>* anchor_flat_;
+  std::unique_ptr<Anchor> anchor_;
+};
 
 }  // namespace fedgrid::algorithms

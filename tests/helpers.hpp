@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the tests: temp dirs, files, running the fedgrid binary.
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,27 @@ inline std::vector<std::string> cells(const std::string& line) {
   std::stringstream ss(line);
   for (std::string c; std::getline(ss, c, ',');) out.push_back(c);
   if (!line.empty() && line.back() == ',') out.push_back("");
+  return out;
+}
+
+// One row of a run's events.csv, in its column order.
+struct Event {
+  double start = 0, end = 0;
+  std::string host, kind, peer;
+  int64_t bytes = 0;
+  double flops = 0;
+  int round = 0;
+};
+
+// Every event of the run in `dir` (events.csv without its header).
+inline std::vector<Event> events(const std::string& dir) {
+  std::vector<Event> out;
+  const auto rows = lines(read_file(dir + "/events.csv"));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const auto c = cells(rows[i]);
+    out.push_back({std::stod(c.at(0)), std::stod(c.at(1)), c.at(2), c.at(3), c.at(4), std::stoll(c.at(5)),
+                   std::stod(c.at(6)), std::stoi(c.at(7))});
+  }
   return out;
 }
 

@@ -8,7 +8,6 @@
 
 #include "algorithms/carpefl/causal_graph.hpp"
 #include "algorithms/carpefl/notears.hpp"
-#include "algorithms/carpefl/shd_clustering.hpp"
 
 namespace fedgrid::carpefl {
 namespace {
@@ -170,18 +169,6 @@ TEST(CarpeflGraphs, EveryBackboneIsAcyclic) {
       EXPECT_TRUE(is_acyclic(b.g)) << "trial " << trial << " tau " << tau;
     }
   }
-}
-
-TEST(CarpeflClustering, AverageLinkageByHand) {
-  // Items 0, 2 close (1), item 1 close to 3 (2), the two pairs far apart (10).
-  const std::vector<std::vector<double>> dist = {{0, 10, 1, 10}, {10, 0, 10, 2}, {1, 10, 0, 10}, {10, 2, 10, 0}};
-  EXPECT_EQ(average_linkage(dist, 0, 3), (std::vector<int>{0, 1, 0, 1}));
-  EXPECT_EQ(average_linkage(dist, 0, 1.5), (std::vector<int>{0, 1, 0, 2}));
-  EXPECT_EQ(average_linkage(dist, 0, 0.5), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(average_linkage(dist, 1, 0), (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(average_linkage(dist, 2, 0), (std::vector<int>{0, 1, 0, 1}));
-  EXPECT_THROW(average_linkage({{0, 1}, {2, 0}}, 0, 1), std::invalid_argument);
-  EXPECT_THROW(average_linkage(dist, 5, 0), std::invalid_argument);
 }
 
 }  // namespace

@@ -34,22 +34,6 @@ output: {trace: false}
 )" + extra;
 }
 
-struct Sent {
-  std::string host, kind, peer;
-  int64_t bytes;
-  double flops;
-  int round;
-};
-std::vector<Sent> events_of(const std::string& dir) {
-  std::vector<Sent> out;
-  const auto rows = test::lines(test::read_file(dir + "/events.csv"));
-  for (size_t i = 1; i < rows.size(); ++i) {
-    const auto c = test::cells(rows[i]);
-    out.push_back({c[2], c[3], c[4], std::stoll(c[5]), std::stod(c[6]), std::stoi(c[7])});
-  }
-  return out;
-}
-
 TEST(CarpeflRuns, StatisticsTravelOnlyInRefreshRoundsAndModelsWithoutHeads) {
   const std::string dir = test::run_ok("carpefl-refresh", three());
   const models::ModelSpec spec{"carpefl", 1, 16, 16, 2};
@@ -64,7 +48,7 @@ TEST(CarpeflRuns, StatisticsTravelOnlyInRefreshRoundsAndModelsWithoutHeads) {
                         parts.balance.size);
   std::map<int, int> stats_per_round;
   std::map<int, std::vector<double>> server_work;  // FLOPs of each server activity, by round
-  for (const Sent& e : events_of(dir)) {
+  for (const test::Event& e : test::events(dir)) {
     if (e.kind == "send" && e.peer == "server") {
       // Up: the statistics (refresh rounds) or the shared model; nothing else.
       if (e.bytes == stats_bytes) ++stats_per_round[e.round];
@@ -92,7 +76,7 @@ TEST(CarpeflRuns, StatisticsTravelOnlyInRefreshRoundsAndModelsWithoutHeads) {
 TEST(CarpeflRuns, RefreshEveryRoundSendsStatisticsEveryRound) {
   const std::string dir = test::run_ok("carpefl-refresh-1", three(), "--set algorithm.refresh_every=1 --set stop.rounds=2");
   int stats = 0;
-  for (const Sent& e : events_of(dir)) stats += e.kind == "send" && e.peer == "server" && e.bytes == statistics_bytes(16);
+  for (const test::Event& e : test::events(dir)) stats += e.kind == "send" && e.peer == "server" && e.bytes == statistics_bytes(16);
   EXPECT_EQ(stats, 6);
 }
 
@@ -134,7 +118,7 @@ TEST(CarpeflRuns, FedCslInspiredFitsTheSameGraphsAndTrainsWithoutThem) {
   const std::string carpe = test::run_ok("fedcsl-carpe", three(), "--set stop.rounds=1");
   const std::string csl = test::run_ok("fedcsl-csl", three(), "--set stop.rounds=1 --set algorithm.name=fedcsl_inspired");
   auto structure_flops = [](const std::string& dir) {
-    for (const Sent& e : events_of(dir))
+    for (const test::Event& e : test::events(dir))
       if (e.kind == "server") return e.flops;  // the first server activity: the structure
     return 0.0;
   };

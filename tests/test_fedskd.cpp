@@ -16,6 +16,7 @@ namespace fedgrid {
 namespace {
 
 using test::cells;
+using test::events;
 using test::lines;
 using test::read_file;
 using test::run_fedgrid;
@@ -40,24 +41,6 @@ algorithm: {name: )" + algorithm + R"(}
 stop: {rounds: 4}
 timing: {network: cm02}
 )" + extra;
-}
-
-struct Event {
-  double start, end;
-  std::string host, kind, peer;
-  int64_t bytes;
-  double flops;
-  int round;
-};
-
-std::vector<Event> events(const std::string& dir) {
-  std::vector<Event> out;
-  const auto rows = lines(read_file(dir + "/events.csv"));
-  for (size_t i = 1; i < rows.size(); ++i) {
-    const auto c = cells(rows[i]);
-    out.push_back({std::stod(c[0]), std::stod(c[1]), c[2], c[3], c[4], std::stoll(c[5]), std::stod(c[6]), std::stoi(c[7])});
-  }
-  return out;
 }
 
 std::string column(const std::string& dir, const std::string& file, const std::string& name, size_t row) {

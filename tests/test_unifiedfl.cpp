@@ -1,6 +1,6 @@
 // UnifiedFL (Pala & Rekik 2025): the modulation and its fold on a hand example, the grouping
-// shared across architectures, Theta's initial value against the native network, Ward linkage
-// and silhouettes computed by hand, the two-tier schedule, what travels, and determinism.
+// shared across architectures, Theta's initial value against the native network, the two-tier
+// schedule, what travels, and determinism (Ward linkage and silhouettes: test_clustering.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algorithms/clustering/hierarchical.hpp"
 #include "algorithms/unifiedfl/modulation.hpp"
 #include "algorithms/unifiedfl/theta.hpp"
 #include "models/model_spec.hpp"
@@ -157,62 +156,6 @@ TEST(UnifiedFl, ThetaLayoutAndPayload) {
   EXPECT_EQ(l.payload_bytes(), 400002 * 4 + models::kPayloadHeaderBytes);
   const auto theta = unifiedfl::initial_theta(ThetaLayout{3, 2});
   EXPECT_EQ(theta, (std::vector<float>{1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 1}));
-}
-
-// Points 0, 1, 5, 6, 20 on a line.
-Eigen::MatrixXd line_points() {
-  Eigen::MatrixXd p(5, 1);
-  p << 0, 1, 5, 6, 20;
-  return p;
-}
-
-TEST(Clustering, WardLinkageByHand) {
-  const auto tree = clustering::ward_linkage_points(line_points());
-  ASSERT_EQ(tree.size(), 4u);
-  // {0,1} and {5,6} at 1 (the tie goes to the lower cluster numbers); then the two pairs at
-  // sqrt(2 n1 n2 / (n1 + n2)) |c1 - c2| = sqrt(2) * 5; then 20 at sqrt(2 * 4 / 5) * 17.
-  EXPECT_EQ(tree[0].a, 0);
-  EXPECT_EQ(tree[0].b, 1);
-  EXPECT_DOUBLE_EQ(tree[0].height, 1.0);
-  EXPECT_EQ(tree[0].size, 2);
-  EXPECT_EQ(tree[1].a, 2);
-  EXPECT_EQ(tree[1].b, 3);
-  EXPECT_DOUBLE_EQ(tree[1].height, 1.0);
-  EXPECT_EQ(tree[2].a, 5);
-  EXPECT_EQ(tree[2].b, 6);
-  EXPECT_NEAR(tree[2].height, std::sqrt(2.0) * 5, 1e-12);
-  EXPECT_EQ(tree[3].a, 4);
-  EXPECT_EQ(tree[3].b, 7);
-  EXPECT_NEAR(tree[3].height, std::sqrt(1.6) * 17, 1e-12);
-  EXPECT_EQ(tree[3].size, 5);
-  EXPECT_EQ(clustering::cut_tree(tree, 2), (std::vector<int>{0, 0, 0, 0, 1}));
-  EXPECT_EQ(clustering::cut_tree(tree, 3), (std::vector<int>{0, 0, 1, 1, 2}));
-  EXPECT_EQ(clustering::cut_tree(tree, 5), (std::vector<int>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(clustering::cut_tree(tree, 1), (std::vector<int>{0, 0, 0, 0, 0}));
-}
-
-TEST(Clustering, SilhouetteByHandAndTheBestCut) {
-  const Eigen::MatrixXd d = clustering::euclidean_distances(line_points());
-  EXPECT_DOUBLE_EQ(d(0, 4), 20.0);
-  // k = 2: s = (16/20, (19 - 10/3)/19, (15 - 10/3)/15, 10/14, 0).
-  const double k2 = (0.8 + (19 - 10.0 / 3) / 19 + (15 - 10.0 / 3) / 15 + 10.0 / 14) / 5;
-  EXPECT_NEAR(clustering::mean_silhouette(d, {0, 0, 0, 0, 1}), k2, 1e-12);
-  // k = 3: s = (4.5/5.5, 3.5/4.5, 3.5/4.5, 4.5/5.5, 0).
-  const double k3 = (2 * 4.5 / 5.5 + 2 * 3.5 / 4.5) / 5;
-  EXPECT_NEAR(clustering::mean_silhouette(d, {0, 0, 1, 1, 2}), k3, 1e-12);
-  EXPECT_NEAR(clustering::mean_silhouette(d, {0, 0, 1, 2, 3}), (0.8 + 0.75) / 5, 1e-12);
-  const auto best = clustering::best_silhouette_cut(d);
-  EXPECT_EQ(best.clusters, 3);
-  EXPECT_EQ(best.labels, (std::vector<int>{0, 0, 1, 1, 2}));
-  EXPECT_NEAR(best.silhouette, k3, 1e-12);
-  EXPECT_EQ(clustering::best_silhouette_cut(d, 2).clusters, 2);  // the cap
-  // Nothing to separate: identical points, and fewer than three.
-  EXPECT_EQ(clustering::best_silhouette_cut(Eigen::MatrixXd::Zero(4, 4)).clusters, 1);
-  EXPECT_EQ(clustering::best_silhouette_cut(clustering::euclidean_distances(line_points().topRows(2))).clusters, 1);
-  EXPECT_THROW(clustering::mean_silhouette(d, {0, 0, 0, 0, 0}), std::invalid_argument);
-  Eigen::MatrixXd bad = d;
-  bad(0, 1) = -1;
-  EXPECT_THROW(clustering::ward_linkage(bad), std::invalid_argument);
 }
 
 // Six hospitals of three architectures, Fashion-MNIST-like synthetic 16x16 images.

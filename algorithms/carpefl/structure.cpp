@@ -3,12 +3,15 @@
 // Choices where the paper is silent: the reliability weight omega_i is the hospital's training
 // sample count; the FLOPs charged are those of the work done: NOTEARS's evaluations
 // (notears_eval_flops each, notears.hpp), d^2 per SHD pair, N^3 for the clustering's linkage
-// scans, and per cluster d^2 per member for the confidences and d log2 d for the order.
+// scans, and per cluster d^2 per member for the confidences and d log2 d for the order. The
+// paper names hierarchical clustering on the SHD matrix but neither the linkage nor the cut:
+// average linkage (clustering::average_linkage), because SHD is not Euclidean and Ward's
+// criterion assumes it is; the cut is a fixed cluster count or, by default, an SHD threshold.
 #include "algorithms/carpefl/structure.hpp"
 
 #include <cmath>
 
-#include "algorithms/carpefl/shd_clustering.hpp"
+#include "algorithms/clustering/hierarchical.hpp"
 #include "models/model_spec.hpp"
 
 namespace fedgrid::carpefl {
@@ -36,7 +39,12 @@ Structure refresh_structure(const std::vector<std::optional<Eigen::MatrixXd>>& c
     for (size_t j = i + 1; j < n; ++j)
       s.shd[i][j] = s.shd[j][i] = double(structural_hamming_distance(s.graphs[i].a, s.graphs[j].a));
   s.flops += double(n * (n - 1) / 2) * d * d;
-  s.cluster = average_linkage(s.shd, settings.clusters, settings.merge_shd);
+  Eigen::MatrixXd shd(n, n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) shd(Eigen::Index(i), Eigen::Index(j)) = s.shd[i][j];
+  const clustering::Linkage tree = clustering::average_linkage(shd);
+  s.cluster = settings.clusters > 0 ? clustering::cut_tree(tree, settings.clusters)
+                                    : clustering::cut_above(tree, settings.merge_shd);
   s.flops += double(n) * double(n) * double(n);
   int clusters = 0;
   for (int c : s.cluster) clusters = std::max(clusters, c + 1);

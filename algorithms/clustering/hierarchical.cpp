@@ -1,4 +1,4 @@
-// Ward linkage, tree cuts and silhouettes over a distance matrix (see hierarchical.hpp).
+// Ward and average linkage, tree cuts and silhouettes over a distance matrix (see hierarchical.hpp).
 #include "algorithms/clustering/hierarchical.hpp"
 
 #include <algorithm>
@@ -80,6 +80,37 @@ Linkage ward_linkage(const Eigen::MatrixXd& distances) {
 
 Linkage ward_linkage_points(const Eigen::MatrixXd& points) { return ward_linkage(euclidean_distances(points)); }
 
+Linkage average_linkage(const Eigen::MatrixXd& distances) {
+  check_distances(distances);
+  const int n = int(distances.rows());
+  // Active clusters in the order of their lowest points: a merge keeps the earlier one's place
+  // and appends the later one's points, so scanning pairs in place order is the tie rule.
+  std::vector<std::vector<int>> members;
+  std::vector<int> id;
+  for (int i = 0; i < n; ++i) members.push_back({i}), id.push_back(i);
+  auto mean_distance = [&](const std::vector<int>& a, const std::vector<int>& b) {
+    double sum = 0;
+    for (int i : a)
+      for (int j : b) sum += distances(i, j);
+    return sum / double(a.size() * b.size());
+  };
+  Linkage tree;
+  for (int step = 0; step < n - 1; ++step) {
+    double best = std::numeric_limits<double>::infinity();
+    size_t bi = 0, bj = 1;
+    for (size_t i = 0; i < members.size(); ++i)
+      for (size_t j = i + 1; j < members.size(); ++j)
+        if (const double l = mean_distance(members[i], members[j]); l < best) best = l, bi = i, bj = j;
+    const auto [a, b] = std::minmax(id[bi], id[bj]);
+    members[bi].insert(members[bi].end(), members[bj].begin(), members[bj].end());
+    tree.push_back({a, b, best, int(members[bi].size())});
+    id[bi] = n + step;
+    members.erase(members.begin() + std::ptrdiff_t(bj));
+    id.erase(id.begin() + std::ptrdiff_t(bj));
+  }
+  return tree;
+}
+
 std::vector<int> cut_tree(const Linkage& tree, int k) {
   const int n = int(tree.size()) + 1;
   if (k < 1 || k > n)
@@ -100,6 +131,12 @@ std::vector<int> cut_tree(const Linkage& tree, int k) {
     labels[size_t(i)] = label;
   }
   return labels;
+}
+
+std::vector<int> cut_above(const Linkage& tree, double height) {
+  int merges = 0;
+  while (merges < int(tree.size()) && tree[size_t(merges)].height <= height) ++merges;
+  return cut_tree(tree, int(tree.size()) + 1 - merges);
 }
 
 double mean_silhouette(const Eigen::MatrixXd& distances, const std::vector<int>& labels) {

@@ -2,7 +2,7 @@
 // Agglomerative clustering over a precomputed distance matrix, the cut that maximises the mean
 // silhouette, and the FLOPs to charge for it on the server. Torch-free (Eigen only), for every
 // algorithm that groups hospitals by distances between what they send (UnifiedFL's Theta
-// vectors, Pala & Rekik 2025; others' descriptors).
+// vectors, Pala & Rekik 2025; CarPe-FL's structural Hamming distances, Shin et al. 2026).
 #include <Eigen/Dense>
 #include <cstdint>
 #include <vector>
@@ -30,9 +30,20 @@ Linkage ward_linkage(const Eigen::MatrixXd& distances);
 // Ward linkage of points (rows): ward_linkage(euclidean_distances(points)).
 Linkage ward_linkage_points(const Eigen::MatrixXd& points);
 
+// Average linkage (UPGMA): two clusters are as far apart as the mean distance between their
+// points, taken from `distances` at every step rather than by a Lance-Williams update, so that
+// integer distances (SHDs) stay exact and their ties stay ties. Ties go to the pair whose
+// clusters' lowest points come first (the lower of the two, then the other), so the tree
+// depends on nothing but the matrix. Heights never decrease from one merge to the next.
+// Throws std::invalid_argument for a matrix that is not square, symmetric, finite and >= 0.
+Linkage average_linkage(const Eigen::MatrixXd& distances);
+
 // The flat clustering with `k` clusters (1 <= k <= n): the tree before its last k - 1 merges.
 // Labels 0..k-1 numbered in the order of each cluster's lowest point.
 std::vector<int> cut_tree(const Linkage& tree, int k);
+// The flat clustering before the first merge higher than `height` (a tree whose heights never
+// decrease, as average linkage's and Ward's): merges at exactly `height` happen. Labels as cut_tree.
+std::vector<int> cut_above(const Linkage& tree, double height);
 
 // Mean silhouette of `labels` under `distances` (Rousseeuw 1987, as scikit-learn computes it):
 // s(i) = (b - a) / max(a, b) with a the mean distance to the rest of i's cluster and b the

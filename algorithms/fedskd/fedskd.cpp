@@ -149,7 +149,7 @@ class FedSkd : public Algorithm {
     AdamState* adam = settings_.persistent_adam ? &adam_[size_t(me)] : nullptr;
     // Self-consolidation: the DAM alone (with its kept Adam, if any).
     auto alone = [&] {
-      return adam ? h.train(dam, MutualLearning(nullptr, plan_, epochs, adam)) : h.train(dam, PlainTraining(epochs));
+      return adam ? h.train(dam, KeptAdamTraining(epochs, adam)) : h.train(dam, PlainTraining(epochs));
     };
     if (from[size_t(me)] == me) return alone();
     const std::optional<Model> ktm = fed.collect(h, round, *hospitals_[size_t(from[size_t(me)])]);

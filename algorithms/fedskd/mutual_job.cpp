@@ -10,7 +10,6 @@
 #include "algorithms/fedskd/mutual_job.hpp"
 
 #include <map>
-#include <optional>
 #include <stdexcept>
 
 #include "algorithms/fedskd/skd_loss.hpp"
@@ -42,6 +41,8 @@ torch::Tensor from_doubles(const double* at, const torch::Tensor& like) {
 }
 
 void load_adam(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params, const AdamState& saved) {
+  if (dynamic_cast<torch::optim::Adam*>(&optimizer) == nullptr)
+    throw std::logic_error("persistent_adam needs training.optimizer adam");  // fedskd checks the scenario first
   if (saved.empty()) return;
   size_t at = 0;
   for (const auto& p : params) {
@@ -86,23 +87,17 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
   dam.train();
   std::vector<torch::Tensor> params = dam.parameters();
   const std::vector<torch::Tensor> dam_params = params;
-  models::Net* ktm = nullptr;
-  std::optional<FrozenHead> frozen;
-  if (ktm_) {
-    ktm = &cached_net(ktm_->spec, job.device, 1);
-    models::load_state(*ktm, ktm_->weights);
-    ktm->train();
-    frozen.emplace(ktm->classifier);
-    for (const auto& p : ktm->parameters())
-      if (p.requires_grad()) params.push_back(p);
-  }
-  if (dam_adam_ && job.optimizer.name != "adam")
-    throw std::logic_error("persistent_adam needs training.optimizer adam");  // fedskd checks the scenario first
+  models::Net& ktm = cached_net(ktm_->spec, job.device, 1);
+  models::load_state(ktm, ktm_->weights);
+  ktm.train();
+  const FrozenHead frozen(ktm.classifier);
+  for (const auto& p : ktm.parameters())
+    if (p.requires_grad()) params.push_back(p);
   auto optimizer = make_optimizer(std::move(params), job.optimizer);
   if (dam_adam_) load_adam(*optimizer, dam_params, *dam_adam_);
-  const bool drop_single = models::batchnorm_on_1x1(spec) || (ktm_ && models::batchnorm_on_1x1(ktm_->spec));
+  const bool drop_single = models::batchnorm_on_1x1(spec) || models::batchnorm_on_1x1(ktm_->spec);
   const skd::Levels levels{plan_.batch_level, plan_.pixel_level};
-  const bool distil = ktm && plan_.gamma != 0 && !plan_.layers.empty();
+  const bool distil = plan_.gamma != 0 && !plan_.layers.empty();
   const int passes = job.local_steps
                          ? passes_begun(int64_t(job.train->size()), job.batch_size, job.local_steps, drop_single)
                          : epochs_;
@@ -112,12 +107,7 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
     optimizer->zero_grad();
     std::vector<torch::Tensor> dam_taps, ktm_taps;
     const torch::Tensor dam_ce = torch::nn::functional::cross_entropy(dam.forward_taps(x, dam_taps), y);
-    if (!ktm) {  // self-consolidation
-      dam_ce.backward();
-      optimizer->step();
-      return dam_ce.item<double>();
-    }
-    torch::Tensor objective = dam_ce + torch::nn::functional::cross_entropy(ktm->forward_taps(x, ktm_taps), y);
+    torch::Tensor objective = dam_ce + torch::nn::functional::cross_entropy(ktm.forward_taps(x, ktm_taps), y);
     if (distil)
       objective = objective + plan_.gamma * skd::loss(pick(dam_taps, plan_.layers), pick(ktm_taps, plan_.layers), levels);
     objective.backward();
@@ -130,7 +120,6 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
 }
 
 Charge MutualLearning::cost(const JobShape& shape, const TrainOutcome*) const {
-  if (!ktm_) return PlainTraining(epochs_).cost(shape, nullptr);  // self-consolidation: charged as a plain job
   const bool drop_single = models::batchnorm_on_1x1(shape.spec) || models::batchnorm_on_1x1(ktm_->spec);
   ModelSteps dam = training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single);
   const int epochs = shape.local_steps > 0 ? passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single)
@@ -146,6 +135,14 @@ Charge MutualLearning::cost(const JobShape& shape, const TrainOutcome*) const {
   }
   // Both networks step on every batch (profiled); the similarity maps stay in FLOPs.
   return {flops, epochs, {std::move(dam), std::move(ktm)}, similarity};
+}
+
+void KeptAdamTraining::on_optimizer_made(models::Net& net, torch::optim::Optimizer& optimizer) {
+  load_adam(optimizer, net.parameters(), *dam_adam_);
+}
+
+void KeptAdamTraining::on_finish(models::Net& net, torch::optim::Optimizer& optimizer) {
+  *dam_adam_ = saved_adam(optimizer, net.parameters());
 }
 
 double similarity_flops(const models::ModelSpec& dam, const models::ModelSpec& ktm, const SkdPlan& plan,

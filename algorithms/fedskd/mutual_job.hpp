@@ -11,6 +11,7 @@
 #include "models/model_spec.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
+#include "sim/jobs/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 
@@ -27,8 +28,7 @@ using AdamState = std::vector<double>;
 
 class MutualLearning : public LocalWork {
  public:
-  // `received` (null: self-consolidation, the DAM alone on CE) and `dam_adam` (null: a fresh
-  // Adam every job) must outlive the job.
+  // `received` and `dam_adam` (null: a fresh Adam every job) must outlive the job.
   MutualLearning(const Model* received, SkdPlan plan, int epochs, AdamState* dam_adam = nullptr)
       : ktm_(received), plan_(std::move(plan)), epochs_(epochs), dam_adam_(dam_adam) {}
   TrainOutcome run(const JobInput& job) override;
@@ -38,6 +38,20 @@ class MutualLearning : public LocalWork {
   const Model* ktm_;
   SkdPlan plan_;
   int epochs_;
+  AdamState* dam_adam_;
+};
+
+// Self-consolidation with algorithm.persistent_adam: the DAM alone, plain training whose Adam
+// starts from `dam_adam` and is kept there (it must outlive the job).
+class KeptAdamTraining : public PlainTraining {
+ public:
+  KeptAdamTraining(int epochs, AdamState* dam_adam) : PlainTraining(epochs), dam_adam_(dam_adam) {}
+
+ protected:
+  void on_optimizer_made(models::Net& net, torch::optim::Optimizer& optimizer) override;
+  void on_finish(models::Net& net, torch::optim::Optimizer& optimizer) override;
+
+ private:
   AdamState* dam_adam_;
 };
 

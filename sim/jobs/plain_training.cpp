@@ -13,6 +13,7 @@ TrainOutcome PlainTraining::run(const JobInput& job) {
   net.train();
   auto optimizer = make_optimizer(net.parameters(), job.optimizer);
   on_start(net);
+  on_optimizer_made(net, *optimizer);
   // A train-mode batch norm needs two values per channel: on a 1x1 map one sample throws, so
   // such nets leave a trailing batch of one out (as drop_last would).
   const bool drop_single = models::batchnorm_on_1x1(job.model->spec);
@@ -30,6 +31,7 @@ TrainOutcome PlainTraining::run(const JobInput& job) {
     optimizer->step();
     return loss.item<double>();
   });
+  on_finish(net, *optimizer);
   out.weights = models::flatten_state(net);
   return out;
 }

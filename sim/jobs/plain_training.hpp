@@ -6,6 +6,10 @@
 // pfl-research's FedProx plugs its proximal step into a shared multi-epoch loop.
 #include "sim/jobs/local_work.hpp"
 
+namespace torch::optim {
+class Optimizer;
+}
+
 namespace fedgrid {
 
 struct BatchStep;  // sim/jobs/epoch_loop.hpp: the net, the batch's loss and objective (torch)
@@ -24,6 +28,10 @@ class PlainTraining : public LocalWork {
   virtual void on_start(models::Net&) {}      // after the starting state is loaded
   virtual void add_penalty(BatchStep&) {}     // before backward: objective += a regulariser
   virtual void after_backward(BatchStep&) {}  // gradients are there, the step not taken yet
+  // The optimiser over net.parameters(), before its first step (to restore a kept state) and
+  // after its last (to keep it).
+  virtual void on_optimizer_made(models::Net&, torch::optim::Optimizer&) {}
+  virtual void on_finish(models::Net&, torch::optim::Optimizer&) {}
   int epochs_;
 };
 
