@@ -10,7 +10,11 @@
 #                      [--build DIR] [--out DIR] [--jobs N] [--dry-run] [-- extra fedgrid --set ...]
 #
 # Runs go to OUT/method=M[/fold=F]/seed=S (OUT: results/reproduce/PAPER); a run whose summary.json
-# exists is kept, so an interrupted command resumes. Tables: OUT/stats/*.md; figure:
+# exists and whose args.txt holds the same command is kept, so an interrupted command resumes.
+# Under a simulated-time budget (dynamicfl) each run's stop.rounds, its cosine schedule's horizon,
+# is the rounds it fits in the budget at its seed: a timing-only run first (a second or two)
+# counts them, since the seed's partition decides which hospital straggles and so how long a
+# round takes. Tables: OUT/stats/*.md; figure:
 # OUT/accuracy_vs_time.png. --jobs N runs N at once (each run uses every core already; 1 here).
 # Extra --set arguments apply to every run (e.g. stop.rounds=2 for a smoke run, into its own --out).
 # Wall time on this 2-core machine, as measured: README "Results under the papers' protocols".
@@ -21,6 +25,7 @@ shift
 seeds="1 2 3"
 folds=""
 fold_is_seed=0
+horizon_from_budget=0
 variants=0
 build=build
 out=""
@@ -68,6 +73,7 @@ case "$paper" in
       "fedavg|scenarios/dynamicfl/paper_protocol_fedavg.yaml|"
     )
     reference=dynamicfl
+    horizon_from_budget=1
     metrics="final_accuracy final_tier_gap final_hospital_acc_std rounds bytes_total"
     plot_metric=accuracy
     ;;
@@ -131,14 +137,31 @@ for seed in $seeds; do
 done
 
 echo "bench/reproduce.sh $paper: ${#runs[@]} runs into $out"
+# The rounds a run fits in its stop.sim_time_budget_s, from a timing-only run of it.
+rounds_in_budget() {
+  local dir=$1 scenario=$2 args=$3 probe="$1.horizon"
+  # shellcheck disable=SC2086  # args are --set KEY=VALUE words without spaces
+  "$build/fedgrid" run "$scenario" $args --set training.mode=timing-only --set stop.rounds=100000 \
+    --out "$probe" --log-level warn >/dev/null 2>&1 || { echo "FAIL  $dir: its timing-only run" >&2; return 1; }
+  tail -n 1 "$probe/rounds.csv" | cut -d, -f1
+  rm -rf "$probe"
+}
 run_one() {
-  local dir=$1 scenario=$2 args=$3 start
-  if [ -f "$dir/summary.json" ]; then echo "kept  $dir"; return 0; fi
+  local dir=$1 scenario=$2 args=$3 start rounds command
+  if [ $horizon_from_budget -eq 1 ]; then
+    rounds=$(rounds_in_budget "$dir" "$scenario" "$args") || return 1
+    args="$args --set stop.rounds=$rounds"
+  fi
+  command="$scenario $args ${extra[*]}"
+  if [ -f "$dir/summary.json" ] && [ "$(cat "$dir/args.txt" 2>/dev/null)" = "$command" ]; then
+    echo "kept  $dir"; return 0
+  fi
   start=$(date +%s)
   # shellcheck disable=SC2086  # args are --set KEY=VALUE words without spaces
   if "$build/fedgrid" run "$scenario" $args "${extra[@]}" --out "$dir" --log-level warn >"$dir.log" 2>&1; then
     rm -f "$dir.log"
-    echo "ran   $dir ($(($(date +%s) - start)) s)"
+    printf '%s\n' "$command" >"$dir/args.txt"
+    echo "ran   $dir ($(($(date +%s) - start)) s${rounds:+, stop.rounds $rounds})"
   else
     echo "FAIL  $dir (log: $dir.log)"; return 1
   fi
