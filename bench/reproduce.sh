@@ -17,7 +17,7 @@
 # round takes. Tables: OUT/stats/*.md; figure:
 # OUT/accuracy_vs_time.png. --jobs N runs N at once (each run uses every core already; 1 here).
 # Extra --set arguments apply to every run (e.g. stop.rounds=2 for a smoke run, into its own --out).
-# Wall time on this 2-core machine, as measured: README "Results under the papers' protocols".
+# Wall time on this 2-core machine, as measured: README "Fair comparisons under the papers' protocols".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd [options]}
@@ -156,6 +156,7 @@ run_one() {
   if [ -f "$dir/summary.json" ] && [ "$(cat "$dir/args.txt" 2>/dev/null)" = "$command" ]; then
     echo "kept  $dir"; return 0
   fi
+  rm -rf "$dir"  # another command's outputs, or an interrupted run's: none of it is kept
   start=$(date +%s)
   # shellcheck disable=SC2086  # args are --set KEY=VALUE words without spaces
   if "$build/fedgrid" run "$scenario" $args "${extra[@]}" --out "$dir" --log-level warn >"$dir.log" 2>&1; then
@@ -185,8 +186,12 @@ for r in "${runs[@]}"; do
 done
 while [ $running -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
 
-# Tables and the figure, from every run that finished.
-mapfile -t done_runs < <(find "$out" -name summary.json -printf '%h\n' | LC_ALL=C sort)
+# Tables and the figure, from this command's runs that finished (not other runs left in OUT).
+done_runs=()
+for r in "${runs[@]}"; do
+  dir=${r%%|*}
+  [ -f "$dir/summary.json" ] && [ -f "$dir/args.txt" ] && done_runs+=("$dir")
+done
 [ ${#done_runs[@]} -gt 0 ] || { echo "bench/reproduce.sh: no run finished" >&2; exit 1; }
 mkdir -p "$out/stats"
 for metric in $metrics; do
