@@ -2,6 +2,7 @@
 // the others, the server's structure work, determinism, and the network it requires.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -106,9 +107,32 @@ TEST(CarpeflRuns, SiteFiguresOnlyWhenAskedFor) {
     EXPECT_LE(mean, 1) << figure;
   }
   EXPECT_NE(test::read_file(with + "/summary.json").find("\"final_site\""), std::string::npos);
+  // hospitals.csv: each site's macro precision, recall, F1 and balanced accuracy; their mean and
+  // minimum are rounds.csv's site figures.
+  const auto hospital_rows = test::lines(test::read_file(with + "/hospitals.csv"));
+  const auto hospital_header = test::cells(hospital_rows[0]);
+  auto column = [&](const std::string& name) {
+    return size_t(std::find(hospital_header.begin(), hospital_header.end(), name) - hospital_header.begin());
+  };
+  ASSERT_LT(column("balanced_acc"), hospital_header.size());
+  std::vector<double> f1, bacc;
+  for (size_t r = 1; r < hospital_rows.size(); ++r) {
+    const auto row = test::cells(hospital_rows[r]);
+    ASSERT_EQ(row.size(), hospital_header.size());
+    for (const char* name : {"precision_macro", "recall_macro", "f1_macro"}) {
+      EXPECT_GE(std::stod(row[column(name)]), 0) << name;
+      EXPECT_LE(std::stod(row[column(name)]), 1) << name;
+    }
+    f1.push_back(std::stod(row[column("f1_macro")])), bacc.push_back(std::stod(row[column("balanced_acc")]));
+  }
+  ASSERT_EQ(f1.size(), 3u);
+  EXPECT_NEAR((f1[0] + f1[1] + f1[2]) / 3, site["site_f1_mean"], 2e-6);
+  EXPECT_NEAR(*std::min_element(f1.begin(), f1.end()), site["site_f1_worst"], 1e-6);
+  EXPECT_NEAR((bacc[0] + bacc[1] + bacc[2]) / 3, site["site_bacc_mean"], 2e-6);
   const std::string without = test::run_ok("carpefl-nosite", three(), "--set stop.rounds=1");
   EXPECT_EQ(test::read_file(without + "/rounds.csv").find("site_"), std::string::npos);
   EXPECT_EQ(test::read_file(without + "/summary.json").find("final_site"), std::string::npos);
+  EXPECT_EQ(test::read_file(without + "/hospitals.csv").find("f1_macro"), std::string::npos);
 }
 
 // The FedCSL-inspired baseline estimates the same graphs from the same statistics (round 1

@@ -17,6 +17,7 @@ TEST(Metrics, MacroScoresOfAHandWorkedMatrix) {
   EXPECT_NEAR(r->f1, (2.0 / 3 + 3.0 / 4 + 2.0 / 3) / 3, 1e-12);
   EXPECT_NEAR(r->sensitivity, (2.0 / 3 + 3.0 / 4 + 2.0 / 3) / 3, 1e-12);
   EXPECT_NEAR(r->specificity, (6.0 / 7 + 5.0 / 6 + 6.0 / 7) / 3, 1e-12);
+  EXPECT_NEAR(r->precision, (2.0 / 3 + 3.0 / 4 + 2.0 / 3) / 3, 1e-12);
   EXPECT_EQ(r->classes_counted, 3);
 }
 
@@ -50,6 +51,7 @@ TEST(Metrics, AClassNeverPredictedScoresZero) {
   EXPECT_NEAR(r->sensitivity, (1.0 + 0.0) / 2, 1e-12);
   EXPECT_NEAR(r->f1, (2 * 0.5 * 1.0 / 1.5 + 0.0) / 2, 1e-12);
   EXPECT_NEAR(r->specificity, (0.0 + 1.0) / 2, 1e-12);
+  EXPECT_NEAR(r->precision, (0.5 + 0.0) / 2, 1e-12);  // class 1 never predicted: precision 0
   EXPECT_FALSE(macro_metrics({0, 0, 0, 0}, 2));
   EXPECT_THROW(macro_metrics({1, 2, 3}, 2), std::invalid_argument);
 }

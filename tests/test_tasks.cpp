@@ -1,6 +1,8 @@
-// Tasks that differ between hospitals: merging into one label space, resizing, whole runs.
+// Tasks that differ between hospitals: merging into one label space, resizing, whole runs; and
+// data.label_map, which merges one dataset's classes.
 #include <gtest/gtest.h>
 
+#include "data/label_map.hpp"
 #include "data/tasks.hpp"
 #include "tests/helpers.hpp"
 
@@ -72,6 +74,34 @@ TEST(Tasks, BilinearResizeWithHalfPixelCentres) {
   EXPECT_FLOAT_EQ(d.images[15], 3);
 }
 
+TEST(LabelMap, MergesClassesInBothSplits) {
+  // RetinaMNIST's grades 0-4 into normal, NPDR (grades 1-3), PDR (grade 4): CarPe-FL's mapping.
+  data::TrainTest d{tiny("grades", 5, {0, 1, 2, 3, 4, 4, 2}), tiny("grades", 5, {4, 3, 0})};
+  data::relabel(d, {0, 1, 1, 1, 2});
+  EXPECT_EQ(d.train.num_classes, 3);
+  EXPECT_EQ(d.test.num_classes, 3);
+  EXPECT_EQ(d.train.labels, (std::vector<int64_t>{0, 1, 1, 1, 2, 2, 1}));
+  EXPECT_EQ(d.test.labels, (std::vector<int64_t>{2, 1, 0}));
+  EXPECT_EQ(d.train.images, tiny("grades", 5, {0, 1, 2, 3, 4, 4, 2}).images);  // images untouched
+}
+
+TEST(LabelMap, BadMapsAreRefused) {
+  auto message = [](const std::vector<int>& map) {
+    data::TrainTest d{tiny("seven", 7, {0, 6}), tiny("seven", 7, {1})};
+    try {
+      data::relabel(d, map);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({1, 1, 0}), "has 3 entries; seven has 7 classes (one entry per original class, 0..6)");
+  EXPECT_EQ(message({0, 0, 2, 2, 0, 0, 2}),
+            "new class 1 receives no original class (the new classes must be 0..2, each used)");
+  EXPECT_EQ(message({0, 0, -1, 1, 1, 1, 1}), "entry 2 is -1; new classes are 0 or more");
+  EXPECT_EQ(message({1, 1, 0, 0, 1, 0, 0}), "no error");  // DermaMNIST's malignant (akiec, bcc, mel) = 1
+}
+
 std::string tasks_scenario(const std::string& name) {
   return "name: " + name + R"(
 platform:
@@ -106,6 +136,34 @@ TEST(Tasks, ARunOnThreeTasksUsesTheUnifiedHead) {
   EXPECT_NEAR(double(samples[0] + samples[1]), 0.7 * 24000, 10);
   EXPECT_NEAR(double(samples[2] + samples[3]), 0.7 * 18000, 10);
   EXPECT_NEAR(double(samples[4] + samples[5]), 0.7 * 600, 10);
+}
+
+TEST(LabelMap, ARunTrainsTheMergedClassesAndBadKeysExitTwo) {
+  const std::string scenario = R"(name: label-map
+platform:
+  hospitals:
+    - {count: 2, tier: strong}
+data:
+  dataset: synthetic
+  synthetic: {train_samples: 200, test_samples: 50, classes: 5}
+  label_map: [0, 1, 1, 1, 2]
+model: {arch: mlp}
+stop: {rounds: 1}
+output: {trace: false}
+)";
+  auto out = test::run_ok("label-map", scenario);
+  // mlp on 1x28x28 with 3 outputs: (784*200 + 200) + (200*200 + 200) + (200*3 + 3) values.
+  const int64_t values = (784 * 200 + 200) + (200 * 200 + 200) + (200 * 3 + 3);
+  for (const auto& row : lines(read_file(out + "/events.csv")))
+    if (row.find(",send,") != std::string::npos) EXPECT_EQ(cells(row)[5], std::to_string(values * 4 + 64)) << row;
+  test::expect_run_input_error("label-map-short", scenario, "--set 'data.label_map=[0, 1, 2]'",
+                               "key 'data.label_map': has 3 entries; synthetic has 5 classes");
+  test::expect_run_input_error("label-map-gap", scenario, "--set 'data.label_map=[0, 2, 2, 2, 3]'",
+                               "key 'data.label_map': new class 1 receives no original class");
+  test::expect_run_input_error("label-map-negative", scenario, "--set 'data.label_map=[0, -1, 1, 1, 1]'",
+                               "data.label_map");
+  test::expect_run_input_error("label-map-tasks", tasks_scenario("label-map-tasks"), "--set 'data.label_map=[0, 1]'",
+                               "key 'data.label_map': relabels data.dataset; with data.tasks");
 }
 
 TEST(Tasks, TaskHospitalsMustMatchThePlatform) {

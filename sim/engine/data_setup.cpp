@@ -1,5 +1,6 @@
 #include "sim/engine/data_setup.hpp"
 
+#include "data/label_map.hpp"
 #include "data/rng.hpp"
 #include "data/site_shift.hpp"
 #include "data/sources.hpp"
@@ -122,6 +123,11 @@ void set_up_data(World& world, int hospitals) {
   std::vector<Group> groups;
   if (s.data.tasks.empty()) {
     world.data = load_dataset(s, s.data.dataset, "data.dataset");
+    if (!s.data.label_map.empty()) try {
+        data::relabel(world.data, s.data.label_map);
+      } catch (const std::invalid_argument& e) {
+        throw s.error_at("data.label_map", e.what());
+      }
     groups.push_back({0, hospitals, {0, world.data.train.size(), 0, world.data.train.num_classes}, world.data.train.range});
   } else {
     int total = 0;

@@ -36,6 +36,9 @@ struct HospitalRound {
   // empty when the round did not ask it for anything.
   std::string status;
   std::vector<std::string> extra;  // the algorithm's own columns (RunInfo::hospital_columns), in order
+  // output.site_metrics: its model on its own test split, macro averages (sim/jobs/metrics.hpp),
+  // as UnifiedFL (Pala & Rekik 2025) reports per client; empty in rounds not scored.
+  std::optional<double> precision, recall, f1, balanced_accuracy;
 };
 
 // output.site_metrics: each hospital's model on its own test split ("site"), as CarPe-FL

@@ -80,6 +80,7 @@ void Recorder::on_start(const RunInfo& info) {
   rounds_ << '\n' << std::flush;
   hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
                 "global_test_acc,global_test_auc,staleness,status";
+  if (site_metrics_) hospitals_ << ",precision_macro,recall_macro,f1_macro,balanced_acc";
   for (const auto& c : info.hospital_columns) hospitals_ << ',' << c;
   hospitals_ << '\n' << std::flush;
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
@@ -140,6 +141,9 @@ void Recorder::on_round(const RoundReport& r) {
                << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
                << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << ','
                << (h.staleness ? std::to_string(*h.staleness) : "") << ',' << h.status;
+    if (site_metrics_)
+      hospitals_ << ',' << opt(h.precision) << ',' << opt(h.recall) << ',' << opt(h.f1) << ','
+                 << opt(h.balanced_accuracy);
     for (const auto& v : h.extra) hospitals_ << ',' << v;
     hospitals_ << '\n';
   }

@@ -153,6 +153,12 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
                            scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness,
                            st.loss.empty() ? (st.took_part ? "ok" : "") : st.loss, {}});
+    if (scenario_.output.site_metrics && !scores.confusion_of[i].empty()) {
+      auto& row = r.hospitals.back();
+      if (auto m = macro_metrics(scores.confusion_of[i], num_classes))
+        row.precision = m->precision, row.recall = m->sensitivity, row.f1 = m->f1;
+      row.balanced_accuracy = balanced_accuracy(scores.confusion_of[i], num_classes);
+    }
     for (const auto& c : hospital_columns_) {
       auto it = st.notes.find(c);
       r.hospitals.back().extra.push_back(it == st.notes.end() ? "" : it->second);

@@ -91,10 +91,12 @@ std::optional<MacroMetrics> macro_metrics(const std::vector<int64_t>& confusion,
     const double recall = actual[k] ? double(tp) / double(actual[k]) : 0.0;
     m.f1 += precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
     m.sensitivity += recall;
+    m.precision += precision;
     m.specificity += tn + fp > 0 ? double(tn) / double(tn + fp) : 0.0;
     ++m.classes_counted;
   }
   m.f1 /= m.classes_counted, m.sensitivity /= m.classes_counted, m.specificity /= m.classes_counted;
+  m.precision /= m.classes_counted;
   return m;
 }
 

@@ -9,7 +9,7 @@
 namespace fedgrid {
 
 struct MacroMetrics {
-  double f1 = 0, sensitivity = 0, specificity = 0;  // macro averages over the classes counted
+  double f1 = 0, sensitivity = 0, specificity = 0, precision = 0;  // macro averages over the classes counted
   int classes_counted = 0;
 };
 

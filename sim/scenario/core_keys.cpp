@@ -189,6 +189,11 @@ KeySet<Scenario> build() {
       .bind_list<DataTask>("data.tasks", [](S& s) -> auto& { return s.data.tasks; },
                            "Several tasks, each a dataset for its own group of hospitals (in hospital order), with one unified label space",
                            data_task_keys())
+      .bind<std::vector<int>>("data.label_map", [](S& s) -> auto& { return s.data.label_map; }, none,
+                              "Merge data.dataset's classes: original class i becomes label_map[i], one entry per "
+                              "class; the new classes 0..K-1 each receive one (e.g. [0, 1, 1, 1, 2]: five grades "
+                              "into three). Not with data.tasks (their classes key selects instead)",
+                              {.min = 0})
       .bind<int>("data.resize", [](S& s) -> auto& { return s.data.resize; }, none,
                  "Resize every image to this side (bilinear), e.g. 28 -> 32 for vgg11/resnet18", {.min = 4})
       .bind<double>("data.server_share", [](S& s) -> auto& { return s.data.server_share; }, "0",
@@ -364,7 +369,8 @@ KeySet<Scenario> build() {
                  "Write checkpoint.bin every k rounds, for `fedgrid resume DIR` (0: never)", {.min = 0})
       .bind<bool>("output.site_metrics", [](S& s) -> auto& { return s.output.site_metrics; }, "false",
                   "Per-site figures (each hospital's model on its own test split): macro-F1, balanced accuracy and AUROC, "
-                  "mean and worst site, as site_* columns of rounds.csv and final_site in summary.json");
+                  "mean and worst site, as site_* columns of rounds.csv and final_site in summary.json; each "
+                  "hospital's macro precision, recall, F1 and balanced accuracy in hospitals.csv");
   return k;
 }
 

@@ -159,6 +159,9 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
   };
   check_dataset(d.dataset, "data.dataset");
   for (size_t i = 0; i < d.tasks.size(); ++i) check_dataset(d.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset");
+  if (!d.label_map.empty() && !d.tasks.empty())
+    problems.push_back(s.error_at("data.label_map", "relabels data.dataset; with data.tasks each task's classes key "
+                                                    "selects its labels").problems()[0]);
   auto timing_only_key = [&](const std::string& key, bool set) {
     if (set && !t.timing_only)
       problems.push_back(s.error_at(key, "needs training.mode: timing-only (a real run trains on real data)").problems()[0]);

@@ -92,6 +92,7 @@ struct Scenario {
     std::optional<int64_t> samples_per_hospital;  // timing-only: instead of a partition
     double server_share = 0;                      // of the pool, held at the server
     std::vector<DataTask> tasks;                  // empty: data.dataset for everyone
+    std::vector<int> label_map;                   // data.dataset's class i becomes label_map[i]; empty: as is
     std::optional<int> resize;
     struct SiteShift {  // data.site_shift: each hospital's own image transformation (data/site_shift.hpp)
       double strength = 0;  // 0: off
