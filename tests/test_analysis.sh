@@ -75,6 +75,25 @@ grep -q "| fedseq | 2 | .* | (reference) |" "$dir/seeds.md" || { echo "seed_stat
 $py "$src/analysis/seed_stats.py" "$dir/sweep" --metric sim_time_s >"$dir/uplink.md" 2>/dev/null
 grep -q "| 1e9 | fedseq | 1 | .* | too few pairs |" "$dir/uplink.md" || { echo "seed_stats: no 1e9 section"; exit 1; }
 
+# per_client.py: each hospital's figures at its last scored round, mean and t-interval over
+# runs, by hand: two runs of hospitals a, b (round 2 scored; round 3 not, so it is skipped).
+header=round,hospital,precision_macro,recall_macro,f1_macro
+for seed in 1 2; do
+  mkdir -p "$dir/pc/method=m/seed=$seed"
+  f1_b=$([ $seed = 1 ] && echo 0.8 || echo 1.0)
+  { echo $header; echo 1,a,0.1,0.1,0.1; echo 2,a,0.$((5 + seed)),0.5,0.4; echo 2,b,0.8,0.6,$f1_b; echo 3,a,,,
+  } >"$dir/pc/method=m/seed=$seed/hospitals.csv"
+done
+$py "$src/analysis/per_client.py" "$dir/pc/method=m/seed=1" "$dir/pc/method=m/seed=2" >"$dir/pc.md"
+# a: precision 0.6 and 0.7, mean 0.65, sd 0.0707, half-width t(0.975, 1) 12.706 x 0.05 = 0.635.
+grep -q "^| a | 0.650 ± 0.635 / 0.500 ± 0.000 / 0.400 ± 0.000 (2) |$" "$dir/pc.md" || { echo "per_client: row a"; cat "$dir/pc.md"; exit 1; }
+# mean of hospitals, F1: runs (0.4 + 0.8) / 2 = 0.6 and (0.4 + 1.0) / 2 = 0.7.
+grep -q "^| mean of hospitals | .* / 0.650 ± 0.635 (2) |$" "$dir/pc.md" || { echo "per_client: mean row"; cat "$dir/pc.md"; exit 1; }
+mkdir -p "$dir/pc/method=plain" && cp "$dir/fedavg/hospitals.csv" "$dir/pc/method=plain/"
+rc=0
+$py "$src/analysis/per_client.py" "$dir/pc/method=plain" 2>"$dir/stderr" >/dev/null || rc=$?
+[ "$rc" -eq 2 ] && grep -q "output.site_metrics" "$dir/stderr" || { echo "per_client.py without site columns: exit $rc"; cat "$dir/stderr"; exit 1; }
+
 # Bad input: exit 2 and a message, never a traceback.
 for target in "$dir/no-such-run" "$dir/plots"; do
   rc=0
