@@ -18,13 +18,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fedgrid_outputs import InputError, read_csv  # noqa: E402
 from paired_stats import describe  # noqa: E402
+from seed_stats import path_values  # noqa: E402
 
 FIGURES = ("precision_macro", "recall_macro", "f1_macro")
-
-
-def axes_of(path):
-    """KEY=VALUE parts of a run's path."""
-    return dict(part.split("=", 1) for part in os.path.normpath(path).split(os.sep) if "=" in part)
 
 
 def last_scored(path):
@@ -52,7 +48,7 @@ def tables(runs, group, section, confidence):
     """Markdown: per section, hospitals x groups, each cell precision / recall / F1."""
     data = {}  # section -> group -> runs, each {hospital: (p, r, f1)}
     for path in runs:
-        axes = axes_of(path)
+        axes = path_values(path)
         if group not in axes:
             raise InputError(f"{path}: no '{group}=' part in the path (--group)")
         sec = axes.get(section, "") if section else ""

@@ -11,19 +11,18 @@
 namespace fedgrid {
 namespace {
 
-// Each hospital's model on its own test split: the mean and the worst site (unscored sites,
-// e.g. without test samples, are left out).
-SiteFigures site_figures(const Scores& scores, int num_classes) {
+// Each hospital's model on its own test split: its macro figures, filled into its row once.
+void fill_site_row(HospitalRound& row, const std::vector<int64_t>& confusion, int num_classes) {
+  if (confusion.empty()) return;  // unscored (e.g. no test samples): left out of the site figures
+  if (auto m = macro_metrics(confusion, num_classes))
+    row.precision = m->precision, row.recall = m->sensitivity, row.f1 = m->f1;
+  row.balanced_accuracy = balanced_accuracy(confusion, num_classes);
+}
+
+// The mean and the worst site, from the rows fill_site_row filled.
+SiteFigures site_figures(const std::vector<HospitalRound>& rows, const Scores& scores) {
   std::vector<std::optional<double>> f1, bacc;
-  for (const auto& confusion : scores.confusion_of) {
-    if (confusion.empty()) {
-      f1.emplace_back(), bacc.emplace_back();
-      continue;
-    }
-    const auto m = macro_metrics(confusion, num_classes);
-    f1.push_back(m ? std::optional<double>(m->f1) : std::nullopt);
-    bacc.push_back(balanced_accuracy(confusion, num_classes));
-  }
+  for (const auto& row : rows) f1.push_back(row.f1), bacc.push_back(row.balanced_accuracy);
   return {mean_present(f1),   min_present(f1),           mean_present(bacc),
           min_present(bacc),  mean_present(scores.auc_of), min_present(scores.auc_of)};
 }
@@ -153,12 +152,7 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
                            st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
                            scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness,
                            st.loss.empty() ? (st.took_part ? "ok" : "") : st.loss, {}});
-    if (scenario_.output.site_metrics && !scores.confusion_of[i].empty()) {
-      auto& row = r.hospitals.back();
-      if (auto m = macro_metrics(scores.confusion_of[i], num_classes))
-        row.precision = m->precision, row.recall = m->sensitivity, row.f1 = m->f1;
-      row.balanced_accuracy = balanced_accuracy(scores.confusion_of[i], num_classes);
-    }
+    if (scenario_.output.site_metrics) fill_site_row(r.hospitals.back(), scores.confusion_of[i], num_classes);
     for (const auto& c : hospital_columns_) {
       auto it = st.notes.find(c);
       r.hospitals.back().extra.push_back(it == st.notes.end() ? "" : it->second);
@@ -174,7 +168,7 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     auto m = scores.tier_model_accuracy.find(t);
     r.tier_model_accuracy.push_back({t, m == scores.tier_model_accuracy.end() ? std::nullopt : m->second});
   }
-  if (scenario_.output.site_metrics) r.site = site_figures(scores, num_classes);
+  if (scenario_.output.site_metrics) r.site = site_figures(r.hospitals, scores);
   r.tier_gap = accuracy_gap(r.tier_model_accuracy);
   for (const auto& c : round_columns_) {
     auto it = state.notes.find(c);
