@@ -21,6 +21,7 @@ namespace fedgrid::algorithms {
   FILE(local)                         \
   FILE(dynamicfl)                     \
   FILE(heterofl)                      \
+  FILE(inclusivefl)                   \
   FILE(feddf)                         \
   FILE(fedskd)                        \
   FILE(fedbn)                         \
@@ -64,6 +65,17 @@ std::string algorithm_names() {
   return s;
 }
 
+// The algorithms that take models at least as fine as `models` (per tier: per-hospital ones too),
+// "a, b or c".
+static std::string names_keeping(AlgorithmInfo::Models models) {
+  std::vector<std::string> names;
+  for (const auto& a : registry())
+    if (a.models >= models) names.push_back(a.name);
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
 void check_algorithm(const Scenario& s) {
   const auto* algorithm = find_algorithm(s.algorithm.name);
   if (!algorithm)
@@ -71,13 +83,13 @@ void check_algorithm(const Scenario& s) {
   using Models = AlgorithmInfo::Models;
   if (!s.model.tiers.empty() && algorithm->models == Models::Shared)
     throw s.error_at("model." + s.model.tiers.begin()->first,
-                     "algorithm '" + s.algorithm.name + "' trains one model for every hospital; per-tier models need "
-                     "heterofl, fedrolex, feddf, local or fedskd");
+                     "algorithm '" + s.algorithm.name + "' trains one model for every hospital; per-tier models need " +
+                         names_keeping(Models::PerTier));
   for (size_t g = 0; g < s.platform.hospitals.size(); ++g)
     if (s.platform.hospitals[g].model && algorithm->models != Models::PerHospital)
       throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model",
                        "algorithm '" + s.algorithm.name + "' does not keep a model per hospital; per-hospital models "
-                       "need local or fedskd");
+                       "need " + names_keeping(Models::PerHospital));
   if (s.output.checkpoint_every > 0 && algorithm->cannot_checkpoint)
     if (const std::string why = algorithm->cannot_checkpoint(s); !why.empty())
       throw s.error_at("output.checkpoint_every", "algorithm '" + s.algorithm.name + "' cannot be checkpointed: " + why);

@@ -6,10 +6,13 @@
 # and fold, with the paired t-test and a verdict) and draws accuracy against simulated time with
 # analysis/plot_seeds.py.
 #
-#   bench/reproduce.sh unifed|dynamicfl|fedskd [--seeds "1 2 3"] [--folds "1 2 3 4 5"] [--variants]
-#                      [--build DIR] [--out DIR] [--jobs N] [--dry-run] [-- extra fedgrid --set ...]
+#   bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl [--seeds "1 2 3"] [--folds "1 2 3 4 5"]
+#                      [--shape S] [--variants] [--build DIR] [--out DIR] [--jobs N] [--dry-run]
+#                      [-- extra fedgrid --set ...]
 #
-# Runs go to OUT/method=M[/fold=F]/seed=S (OUT: results/reproduce/PAPER); a run whose summary.json
+# --shape S keeps one of a paper's federation shapes (fedskd: fedskin | fedasd; carpefl: dr |
+# skin), so that each can be run, or resumed, on its own.
+# Runs go to OUT/[shape=S/]method=M[/fold=F]/seed=S (OUT: results/reproduce/PAPER); a run whose summary.json
 # exists and whose args.txt holds the same command is kept, so an interrupted command resumes.
 # Under a simulated-time budget (dynamicfl) each run's stop.rounds, its cosine schedule's horizon,
 # is the rounds it fits in the budget at its seed: a timing-only run first (a second or two)
@@ -20,13 +23,14 @@
 # Wall time on this 2-core machine, as measured: README "Fair comparisons under the papers' protocols".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd [options]}
+paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl [options]}
 shift
 seeds="1 2 3"
 folds=""
 fold_is_seed=0
 horizon_from_budget=0
 variants=0
+only_shape=""
 build=build
 out=""
 jobs=1
@@ -36,6 +40,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
     --folds) folds=$2; shift 2 ;;
+    --shape) only_shape=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
@@ -110,8 +115,29 @@ case "$paper" in
     fold_is_seed=${folds:+0}
     fold_is_seed=${fold_is_seed:-1}
     ;;
-  *) echo "bench/reproduce.sh: unknown paper '$paper' (unifed | dynamicfl | fedskd)" >&2; exit 2 ;;
+  carpefl)
+    # Both stand-in shapes (retinopathy: 3 classes, skin: 2), CarPe-FL against the baselines of
+    # its Tables A1-A3, each scenario file the paper's protocol (100 rounds, 1 local epoch,
+    # refresh every 10 rounds). The paper's 5 seeds: --seeds "1 2 3 4 5".
+    methods=()
+    for shape in dr skin; do
+      for m in carpefl fedcsl_inspired fedavg fedprox ditto fedrep fedamp; do
+        methods+=("$shape/$m|scenarios/carpefl/${shape}_$m.yaml|")
+      done
+    done
+    reference=carpefl
+    # The site figures' last row (rounds.csv's site_* columns: summary.json's final_site).
+    metrics="site_f1_mean site_f1_worst site_bacc_mean site_bacc_worst site_auc_mean site_auc_worst sim_time_s bytes_up"
+    plot_metric=site_f1_mean
+    ;;
+  *) echo "bench/reproduce.sh: unknown paper '$paper' (unifed | dynamicfl | fedskd | carpefl)" >&2; exit 2 ;;
 esac
+if [ -n "$only_shape" ]; then
+  kept=()
+  for m in "${methods[@]}"; do [ "${m%%/*}" = "$only_shape" ] && kept+=("$m"); done
+  [ ${#kept[@]} -gt 0 ] || { echo "bench/reproduce.sh: $paper has no shape '$only_shape'" >&2; exit 2; }
+  methods=("${kept[@]}")
+fi
 
 [ -x "$build/fedgrid" ] || { echo "bench/reproduce.sh: no $build/fedgrid (build first: see README)" >&2; exit 2; }
 
@@ -199,7 +225,7 @@ for metric in $metrics; do
     --metric "$metric" --out "$out/stats" >/dev/null
 done
 section=()
-[ "$paper" = fedskd ] && section=(--section shape)
+case "$paper" in fedskd | carpefl) section=(--section shape) ;; esac
 /usr/bin/python3 analysis/plot_seeds.py "${done_runs[@]}" --group method "${section[@]}" --metric "$plot_metric" \
   --out "$out/accuracy_vs_time.png" >/dev/null
 echo "tables: $out/stats/seed_stats_*.md; figure: $out/accuracy_vs_time.png"

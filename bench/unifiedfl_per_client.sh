@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # UnifiedFL's per-client table (Pala & Rekik 2025, Tables 5 and 7-9) over seeds: the fully
-# heterogeneous setting (unifiedfl, ufedgnn, local) and the partially heterogeneous one
-# (unifiedfl, heterofl, local) of scenarios/unifiedfl/fmnist_*.yaml, 100 rounds each, with
+# heterogeneous setting (unifiedfl, ufedgnn, local), the partially heterogeneous one by width
+# (unifiedfl, heterofl, local) and by depth (unifiedfl, inclusivefl, local) of
+# scenarios/unifiedfl/fmnist_*.yaml, 100 rounds each, with
 # output.site_metrics on; then analysis/per_client.py: each hospital's macro precision, recall
 # and F1 on its own test split at the last round, mean and 95% interval over the seeds.
 #
@@ -24,7 +25,8 @@ done
 [ -x "$build/fedgrid" ] || { echo "bench/unifiedfl_per_client.sh: no $build/fedgrid (build first: see README)" >&2; exit 2; }
 runs=()
 for seed in $seeds; do
-  for scenario in full_unifiedfl full_ufedgnn full_local partial_unifiedfl partial_heterofl partial_local; do
+  for scenario in full_unifiedfl full_ufedgnn full_local partial_unifiedfl partial_heterofl partial_local \
+    depth_unifiedfl depth_inclusivefl depth_local; do
     runs+=("$scenario $seed")
   done
 done

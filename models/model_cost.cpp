@@ -238,6 +238,9 @@ void walk_vgg(LayerWalk& net, int64_t classes, const VggLayout& layout) {
 }
 void walk_vgg11(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg11")); }
 void walk_vgg8(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg8")); }
+void walk_vgg5(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg5")); }
+void walk_vgg7(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg7")); }
+void walk_vgg9(LayerWalk& net, int64_t classes) { walk_vgg(net, classes, *vgg_layout("vgg9")); }
 
 // The ResNets: a stem conv (no bias) + BN, for the torchvision stem a maxpool 3x3/2, then four
 // stages of BasicBlocks (64, 128, 256, 512; stride 2 from the second stage on; 1x1 conv + BN
@@ -320,6 +323,10 @@ const std::vector<Arch>& archs() {
        walk_vgg11},
       {"vgg8", "VGG-style for 28x28 inputs: 6 conv3x3+BN (32 32 M 64 64 M 128 128 M), fc 256, out (no dropout)",
        walk_vgg8},
+      {"vgg5", "VGG-style depth family for 28x28 inputs (InclusiveFL's depths): conv3x3+BN 32 M 64 M 64 M, fc 256, out",
+       walk_vgg5},
+      {"vgg7", "vgg5 two conv3x3+BN 64 deeper at 7x7: 32 M 64 M 64 64 64 M, fc 256, out", walk_vgg7},
+      {"vgg9", "vgg5 four conv3x3+BN 64 deeper at 7x7: 32 M 64 M 64 64 64 64 64 M, fc 256, out", walk_vgg9},
       {"resnet18", "ResNet-18, CIFAR variant: conv3x3 stem, 4x2 BasicBlocks (64-512), global avg pool, fc out",
        walk_resnet18},
       {"resnet10", "ResNet-10 (torchvision layout): conv7x7/2 stem, maxpool 3x3/2, 1 BasicBlock per stage (64-512), global avg pool, fc out",
@@ -363,8 +370,18 @@ const VggLayout* vgg_layout(const std::string& arch) {
   static const VggLayout vgg11{{64, -1, 128, -1, 256, 256, -1, 512, 512, -1, 512, 512, -1}, {4096, 4096}};
   // A VGG-style net for 28x28 inputs: three pools, so MNIST-sized images keep a 3x3 map.
   static const VggLayout vgg8{{32, 32, -1, 64, 64, -1, 128, 128, -1}, {256}};
+  // One family in three depths (the number counts weight layers): each is the one below it
+  // with two more conv layers of the same shape at 7x7, so a shallow model's layers are the
+  // bottom of a deeper one's and every layer above its top has the top's shape (InclusiveFL's
+  // layer sharing and momentum distillation, algorithms/inclusivefl/).
+  static const VggLayout vgg5{{32, -1, 64, -1, 64, -1}, {256}};
+  static const VggLayout vgg7{{32, -1, 64, -1, 64, 64, 64, -1}, {256}};
+  static const VggLayout vgg9{{32, -1, 64, -1, 64, 64, 64, 64, 64, -1}, {256}};
   if (arch == "vgg11") return &vgg11;
   if (arch == "vgg8") return &vgg8;
+  if (arch == "vgg5") return &vgg5;
+  if (arch == "vgg7") return &vgg7;
+  if (arch == "vgg9") return &vgg9;
   return nullptr;
 }
 

@@ -175,8 +175,8 @@ TEST(ModelCost, UnknownArchIsRejected) {
     model_cost({.arch = "resnet"});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, mlp4, vgg11, vgg8, resnet18, "
-                           "resnet10, carpefl)");
+    EXPECT_STREQ(e.what(), "unknown model arch 'resnet' (known: cnn, cnn_bn, lenet5, mlp, mlp4, vgg11, vgg8, vgg5, "
+                           "vgg7, vgg9, resnet18, resnet10, carpefl)");
   }
   EXPECT_THROW(arch_description("resnet"), std::invalid_argument);
 }
@@ -204,8 +204,8 @@ TEST(ModelCost, TooSmallInputIsRejected) {
 }
 
 TEST(ModelCost, ArchListAndDescriptions) {
-  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "cnn_bn", "lenet5", "mlp", "mlp4", "vgg11", "vgg8",
-                                                      "resnet18", "resnet10", "carpefl"}));
+  EXPECT_EQ(known_archs(), (std::vector<std::string>{"cnn", "cnn_bn", "lenet5", "mlp", "mlp4", "vgg11", "vgg8", "vgg5",
+                                                      "vgg7", "vgg9", "resnet18", "resnet10", "carpefl"}));
   for (const std::string& arch : known_archs()) EXPECT_FALSE(arch_description(arch).empty());
 }
 
@@ -225,6 +225,21 @@ TEST(ModelCost, Mlp4AndVgg8ByHand) {
   const double macs = 9.0 * (32 * 784 + 32 * 32 * 784 + 32 * 64 * 196 + 64 * 64 * 196 + 64 * 128 * 49 +
                              128 * 128 * 49) + 1152 * 256 + 2560;
   EXPECT_DOUBLE_EQ(vgg8.forward_flops, 2 * macs);
+}
+
+// The depth family: vgg5 is convs 1-32 | 32-64 | 64-64 (pools after each), fc 64*3*3 -> 256 -> 10;
+// vgg7 and vgg9 add two and four 64-64 convs at 7x7.
+TEST(ModelCost, VggDepthFamilyByHand) {
+  const int64_t deep_conv = 9 * 64 * 64 + 64, deep_bn = 2 * 64;
+  const int64_t vgg5 = (9 * 32 + 32) + 2 * 32 + (9 * 32 * 64 + 64) + 2 * 64 + deep_conv + deep_bn + (576 * 256 + 256) +
+                       (256 * 10 + 10);
+  EXPECT_EQ(model_cost({.arch = "vgg5"}).parameters, vgg5);
+  EXPECT_EQ(model_cost({.arch = "vgg7"}).parameters, vgg5 + 2 * (deep_conv + deep_bn));
+  EXPECT_EQ(model_cost({.arch = "vgg9"}).parameters, vgg5 + 4 * (deep_conv + deep_bn));
+  EXPECT_EQ(model_cost({.arch = "vgg9"}).state_values, model_cost({.arch = "vgg9"}).parameters + 2 * (32 + 6 * 64) + 7);
+  const double macs5 = 9.0 * (32 * 784 + 32 * 64 * 196 + 64 * 64 * 49) + 576 * 256 + 2560;
+  EXPECT_DOUBLE_EQ(model_cost({.arch = "vgg5"}).forward_flops, 2 * macs5);
+  EXPECT_DOUBLE_EQ(model_cost({.arch = "vgg9"}).forward_flops, 2 * (macs5 + 4 * 9.0 * 64 * 64 * 49));
 }
 
 }  // namespace

@@ -9,8 +9,9 @@
 namespace fedgrid {
 namespace {
 
-const std::vector<std::string> kArchs = {"cnn",  "cnn_bn",   "lenet5",   "mlp",    "mlp4",
-                                         "vgg11", "vgg8", "resnet18", "resnet10", "carpefl"};
+const std::vector<std::string> kArchs = {"cnn",  "cnn_bn", "lenet5", "mlp",      "mlp4",     "vgg11",
+                                         "vgg8", "vgg5",   "vgg7",   "vgg9",     "resnet18", "resnet10",
+                                         "carpefl"};
 // Widest model.width_multiplier: a global model up to 4x the plain one (DynamicFL's baselines
 // prune the strong tier's model, which costs what a plain model with grown convs costs).
 constexpr double kMaxWidth = 4;
@@ -244,7 +245,7 @@ KeySet<Scenario> build() {
 
   k.group("model", "The network every hospital trains")
       .bind<std::string>("model.arch", [](S& s) -> auto& { return s.model.arch; }, "cnn",
-                         "cnn | cnn_bn | lenet5 | mlp | mlp4 | vgg11 | vgg8 | resnet18 | resnet10 | carpefl (see `fedgrid list models`)",
+                         "cnn | cnn_bn | lenet5 | mlp | mlp4 | vgg11 | vgg8 | vgg5 | vgg7 | vgg9 | resnet18 | resnet10 | carpefl (see `fedgrid list models`)",
                          {.allowed = kArchs})
       .bind<double>("model.width_multiplier", [](S& s) -> auto& { return s.model.width_multiplier; }, "1",
                     "Hidden channels/units scaled to ceil(m * base), 0 < m <= 4: below 1 HeteroFL's model rate; above 1 "
