@@ -7,11 +7,12 @@
 # analysis/plot_seeds.py.
 #
 #   bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl [--seeds "1 2 3"] [--folds "1 2 3 4 5"]
-#                      [--shape S] [--variants] [--build DIR] [--out DIR] [--jobs N] [--dry-run]
+#                      [--shape S] [--methods "M ..."] [--variants] [--build DIR] [--out DIR] [--jobs N] [--dry-run]
 #                      [-- extra fedgrid --set ...]
 #
 # --shape S keeps one of a paper's federation shapes (fedskd: fedskin | fedasd; carpefl: dr |
-# skin), so that each can be run, or resumed, on its own.
+# skin), so that each can be run, or resumed, on its own; --methods keeps the methods named (the
+# reference among them: it is what the others are compared with).
 # Runs go to OUT/[shape=S/]method=M[/fold=F]/seed=S (OUT: results/reproduce/PAPER); a run whose summary.json
 # exists and whose args.txt holds the same command is kept, so an interrupted command resumes.
 # Under a simulated-time budget (dynamicfl) each run's stop.rounds, its cosine schedule's horizon,
@@ -31,6 +32,7 @@ fold_is_seed=0
 horizon_from_budget=0
 variants=0
 only_shape=""
+only_methods=""
 build=build
 out=""
 jobs=1
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
     --seeds) seeds=$2; shift 2 ;;
     --folds) folds=$2; shift 2 ;;
     --shape) only_shape=$2; shift 2 ;;
+    --methods) only_methods=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
@@ -136,6 +139,15 @@ if [ -n "$only_shape" ]; then
   kept=()
   for m in "${methods[@]}"; do [ "${m%%/*}" = "$only_shape" ] && kept+=("$m"); done
   [ ${#kept[@]} -gt 0 ] || { echo "bench/reproduce.sh: $paper has no shape '$only_shape'" >&2; exit 2; }
+  methods=("${kept[@]}")
+fi
+if [ -n "$only_methods" ]; then
+  kept=()
+  for m in "${methods[@]}"; do
+    label=${m%%|*}
+    case " $only_methods " in *" ${label#*/} "*) kept+=("$m") ;; esac
+  done
+  [ ${#kept[@]} -gt 0 ] || { echo "bench/reproduce.sh: $paper has none of the methods '$only_methods'" >&2; exit 2; }
   methods=("${kept[@]}")
 fi
 

@@ -91,8 +91,8 @@ TEST(InclusiveFl, LayerwiseStepByHand) {
   const std::vector<DepthGroup> groups = {{&five, &five_layers, {&a, &b}}, {&seven, &seven_layers, {&c}}};
 
   const auto step = layerwise_aggregate(groups, 0.5);
-  ASSERT_EQ(step.models.size(), 2u);
-  const Model &new_five = step.models[0], &new_seven = step.models[1];
+  ASSERT_EQ(step.size(), 2u);
+  const Model &new_five = step[0], &new_seven = step[1];
   EXPECT_EQ(layer_values(new_five, 2), (std::set<float>{21.25f}));
   EXPECT_EQ(layer_values(new_five, -1), (std::set<float>{2.5f}));
   for (const Model* m : {&new_five, &new_seven}) {
@@ -103,17 +103,22 @@ TEST(InclusiveFl, LayerwiseStepByHand) {
   EXPECT_EQ(layer_values(new_seven, 3), (std::set<float>{40.0f}));
   EXPECT_EQ(layer_values(new_seven, 4), (std::set<float>{50.0f}));
   EXPECT_EQ(layer_values(new_seven, -1), (std::set<float>{1000.0f}));
-  EXPECT_GT(step.flops, 2.0 * double(3 * five.weights.size()));
+  // Charged: 2 per value per update; vgg5's top layer (8 x 8 x 9 + 8 + 8 + 8 + 8 + 8 + 1 = 617
+  // values) x (3 sources + 3); layers 0 and 1 (1 x 4 x 9 + 4 x 5 + 1 = 57 and 4 x 8 x 9 + 8 x 5 + 1
+  // = 329 values) x 2 holders x 2 in both depths; vgg7's layers 2, 3 (617 each) x 1 holder x 2.
+  const double flops = 2.0 * double(2 * five.weights.size() + seven.weights.size()) + 617 * 6 +
+                       2 * (57 + 329) * 2 * 2 + 2 * 617 * 2;
+  EXPECT_DOUBLE_EQ(algorithms::inclusivefl::layerwise_flops(groups), flops);
 
   // beta 0: no distillation, the top layer keeps its depth's own mean.
-  EXPECT_EQ(layer_values(layerwise_aggregate(groups, 0.0).models[0], 2), (std::set<float>{2.5f}));
+  EXPECT_EQ(layer_values(layerwise_aggregate(groups, 0.0)[0], 2), (std::set<float>{2.5f}));
   // vgg7 lost this round: vgg5 keeps its own update everywhere, vgg7 moves only where vgg5 shares.
   const std::vector<DepthGroup> lost = {{&five, &five_layers, {&a, &b}}, {&seven, &seven_layers, {}}};
   const auto partial = layerwise_aggregate(lost, 0.5);
-  EXPECT_EQ(layer_values(partial.models[0], 2), (std::set<float>{2.5f}));
-  EXPECT_EQ(layer_values(partial.models[1], 1), (std::set<float>{2.5f}));
-  EXPECT_EQ(layer_values(partial.models[1], 2), (std::set<float>{0.0f}));
-  EXPECT_EQ(layer_values(partial.models[1], -1), (std::set<float>{0.0f}));
+  EXPECT_EQ(layer_values(partial[0], 2), (std::set<float>{2.5f}));
+  EXPECT_EQ(layer_values(partial[1], 1), (std::set<float>{2.5f}));
+  EXPECT_EQ(layer_values(partial[1], 2), (std::set<float>{0.0f}));
+  EXPECT_EQ(layer_values(partial[1], -1), (std::set<float>{0.0f}));
 }
 
 std::string depths(const std::string& extra = "") {
@@ -167,6 +172,35 @@ TEST(InclusiveFl, ByteIdenticalAcrossRunsAndWorkers) {
     EXPECT_EQ(read_file(one + "/" + f), read_file(again + "/" + f)) << f;
     EXPECT_EQ(read_file(one + "/" + f), read_file(two + "/" + f)) << f;
   }
+}
+
+// The server step is charged from shapes: a timing-only run keeps the real run's clock.
+TEST(InclusiveFl, TimingOnlyRunKeepsTheClock) {
+  const std::string real = test::run_ok("incl-real", depths(), "--log-level warn");
+  const std::string timing = test::run_ok("incl-timing", depths(), "--log-level warn --set training.mode=timing-only");
+  auto clock = [](const std::string& out) {
+    std::vector<std::string> times;
+    for (const auto& row : lines(read_file(out + "/rounds.csv"))) times.push_back(test::cells(row)[1]);
+    return times;
+  };
+  EXPECT_EQ(clock(real), clock(timing));
+}
+
+// Killed after round 3 and resumed from the round-2 checkpoint (every depth's model): the
+// uninterrupted run's bytes.
+TEST(InclusiveFl, AResumedRunGivesTheSameBytes) {
+  const std::string dir = test::temp_dir("incl-resume");
+  test::write_file(dir + "/s.yaml", depths());
+  const std::string sets = " --log-level warn --set stop.rounds=4 --set output.checkpoint_every=2";
+  ASSERT_EQ(test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/whole" + sets).exit_code, 0);
+  EXPECT_NE(test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/killed" + sets,
+                              "FEDGRID_CRASH_AT=round-reported:3")
+                .exit_code,
+            0);
+  const auto resumed = test::run_fedgrid("resume " + dir + "/killed --log-level warn");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json"})
+    EXPECT_EQ(read_file(dir + "/whole/" + f), read_file(dir + "/killed/" + f)) << f;
 }
 
 TEST(InclusiveFl, ModelsOutsideOneDepthFamilyAreInputErrors) {

@@ -135,12 +135,15 @@ class InclusiveFL : public Algorithm {
         fed.send(h, fed.server(), u.model);
         return u;
       });
-      if (!updates.empty() && models.front().holds_state()) {
+      if (!updates.empty()) {
         std::vector<inclusivefl::DepthGroup> groups;
         for (size_t g = 0; g < depths.size(); ++g) groups.push_back({&models[g], &depths[g].layers, {}});
         for (const auto& u : updates) groups[depth_of_tier.at(hospitals[size_t(u.hospital)]->tier())].updates.push_back(&u);
-        auto step = inclusivefl::layerwise_aggregate(groups, beta);
-        models = fed.on_server(step.flops, [&] { return std::move(step.models); });
+        if (models.front().holds_state())
+          models = fed.on_server(inclusivefl::layerwise_flops(groups),
+                                 [&] { return inclusivefl::layerwise_aggregate(groups, beta); });
+        else
+          fed.charge_server(inclusivefl::layerwise_flops(groups));  // timing-only: the same time, no values
       }
       std::map<std::string, Model> tier_models;
       for (const auto& [tier, g] : depth_of_tier) tier_models[tier] = models[g];

@@ -4,7 +4,7 @@ namespace fedgrid::algorithms::inclusivefl {
 namespace {
 
 // The group's update: its updates' sample-weighted mean minus its model; empty when none came.
-std::vector<double> group_delta(const DepthGroup& g, double& samples, double& flops) {
+std::vector<double> group_delta(const DepthGroup& g, double& samples) {
   samples = 0;
   if (g.updates.empty()) return {};
   const std::vector<float>& base = g.model->weights;
@@ -13,7 +13,6 @@ std::vector<double> group_delta(const DepthGroup& g, double& samples, double& fl
     const double n = double(u->samples);
     samples += n;
     for (size_t i = 0; i < sum.size(); ++i) sum[i] += n * double(u->model.weights[i]);
-    flops += 2.0 * double(sum.size());
   }
   for (size_t i = 0; i < sum.size(); ++i) sum[i] = sum[i] / samples - double(base[i]);
   return sum;
@@ -21,12 +20,12 @@ std::vector<double> group_delta(const DepthGroup& g, double& samples, double& fl
 
 }  // namespace
 
-LayerwiseResult layerwise_aggregate(const std::vector<DepthGroup>& groups, double beta) {
-  LayerwiseResult out;
+std::vector<Model> layerwise_aggregate(const std::vector<DepthGroup>& groups, double beta) {
+  std::vector<Model> out;
   const size_t count = groups.size();
   std::vector<double> samples(count, 0.0);
   std::vector<std::vector<double>> delta(count);
-  for (size_t g = 0; g < count; ++g) delta[g] = group_delta(groups[g], samples[g], out.flops);
+  for (size_t g = 0; g < count; ++g) delta[g] = group_delta(groups[g], samples[g]);
 
   // Momentum distillation, from the deltas as trained (a deeper top's own mix is not passed on).
   std::vector<std::vector<double>> mixed = delta;
@@ -44,7 +43,6 @@ LayerwiseResult layerwise_aggregate(const std::vector<DepthGroup>& groups, doubl
         for (const auto& src : sources) transferred += delta[g + 1][size_t(src[k]->offset + i)];
         double& value = mixed[g][size_t(target[k]->offset + i)];
         value = (1 - beta) * value + beta * share * transferred;
-        out.flops += double(sources.size()) + 3.0;
       }
   }
 
@@ -70,12 +68,35 @@ LayerwiseResult layerwise_aggregate(const std::vector<DepthGroup>& groups, doubl
             sum += samples[holders[j]] * delta[holders[j]][size_t(held[j][k]->offset + i)];
           const size_t at = size_t(target[k]->offset + i);
           m.weights[at] = float(double(groups[g].model->weights[at]) + sum / n);
-          out.flops += 2.0 * double(holders.size());
         }
     }
-    out.models.push_back(std::move(m));
+    out.push_back(std::move(m));
   }
   return out;
+}
+
+double layerwise_flops(const std::vector<DepthGroup>& groups) {
+  auto layer_values = [](const DepthLayers& layers, int layer) {
+    double n = 0;
+    for (const auto* t : layers.layer_tensors(layer)) n += double(t->numel);
+    return n;
+  };
+  double flops = 0;
+  const size_t count = groups.size();
+  for (const auto& g : groups)
+    for (const Update* u : g.updates) flops += 2.0 * double(u->model.values());
+  for (size_t g = 0; g + 1 < count; ++g)
+    if (!groups[g].updates.empty() && !groups[g + 1].updates.empty()) {
+      const int top = groups[g].layers->convs - 1, sources = groups[g + 1].layers->convs - top;
+      flops += layer_values(*groups[g].layers, top) * (double(sources) + 3.0);
+    }
+  for (const auto& g : groups)
+    for (int l = 0; l + 1 < g.layers->convs; ++l) {
+      int holders = 0;
+      for (const auto& h : groups) holders += !h.updates.empty() && l + 1 < h.layers->convs;
+      flops += 2.0 * double(holders) * layer_values(*g.layers, l);
+    }
+  return flops;
 }
 
 }  // namespace fedgrid::algorithms::inclusivefl

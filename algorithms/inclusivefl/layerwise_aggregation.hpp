@@ -18,11 +18,6 @@ struct DepthGroup {
   std::vector<const Update*> updates;
 };
 
-struct LayerwiseResult {
-  std::vector<Model> models;  // by group, as given
-  double flops = 0;           // what the step evaluated: a multiply and an add per value it combined
-};
-
 // `groups` shallow to deep. With D_g group g's update (its updates' sample-weighted mean minus
 // its model) and n_g its samples:
 //   top layer t of group g (g not the deepest, and g + 1 trained this round):
@@ -30,6 +25,12 @@ struct LayerwiseResult {
 //   conv layer l below a group's top: w[l] += sum_h n_h D_h[l] / sum_h n_h over the groups h that
 //     trained and hold l below their own top (the same value in all of them)
 //   the top layer and the fc head: w += D_g (within the depth only).
-LayerwiseResult layerwise_aggregate(const std::vector<DepthGroup>& groups, double beta);
+// Returns the groups' new models, in the order given.
+std::vector<Model> layerwise_aggregate(const std::vector<DepthGroup>& groups, double beta);
+
+// The FLOPs of that step, from the shapes alone (so timing-only runs charge the same): a
+// multiply and an add per value per update in the group means, per source layer and 3 more per
+// distilled value, and per holder for each shared value.
+double layerwise_flops(const std::vector<DepthGroup>& groups);
 
 }  // namespace fedgrid::algorithms::inclusivefl
