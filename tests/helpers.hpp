@@ -116,6 +116,21 @@ inline std::vector<Event> events(const std::string& dir) {
   return out;
 }
 
+// Runs the scenario at DIR/s.yaml into DIR/whole, then into DIR/killed killed after round
+// `crash_round` and resumed there (`sets` must ask for checkpoints): the four outputs must be
+// the uninterrupted run's bytes.
+inline void expect_resume_gives_same_bytes(const std::string& dir, const std::string& sets, int crash_round = 3) {
+  const auto whole = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/whole " + sets);
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  const auto killed = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/killed " + sets,
+                                  "FEDGRID_CRASH_AT=round-reported:" + std::to_string(crash_round));
+  EXPECT_NE(killed.exit_code, 0) << killed.output;
+  const auto resumed = run_fedgrid("resume " + dir + "/killed --log-level warn");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json"})
+    EXPECT_EQ(read_file(dir + "/whole/" + f), read_file(dir + "/killed/" + f)) << f;
+}
+
 // Runs `yaml` (+ --set overrides) and expects bad input: exit code 2 and `expected` in the output.
 inline void expect_run_input_error(const std::string& tag, const std::string& yaml, const std::string& sets,
                                    const std::string& expected) {

@@ -264,16 +264,7 @@ TEST(UnifiedFl, ByteIdenticalAcrossRunsAndWorkers) {
 TEST(UnifiedFl, AResumedRunGivesTheSameBytes) {
   const std::string dir = test::temp_dir("uf-resume");
   test::write_file(dir + "/s.yaml", zoo("unifiedfl"));
-  const std::string sets = " --log-level warn --set output.checkpoint_every=2";
-  ASSERT_EQ(test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/whole" + sets).exit_code, 0);
-  EXPECT_NE(test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/killed" + sets,
-                              "FEDGRID_CRASH_AT=round-reported:3")
-                .exit_code,
-            0);
-  const auto resumed = test::run_fedgrid("resume " + dir + "/killed --log-level warn");
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json"})
-    EXPECT_EQ(read_file(dir + "/whole/" + f), read_file(dir + "/killed/" + f)) << f;
+  test::expect_resume_gives_same_bytes(dir, "--log-level warn --set output.checkpoint_every=2");
 }
 
 TEST(UnifiedFl, BadKeysAreInputErrors) {
