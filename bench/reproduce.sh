@@ -18,8 +18,9 @@
 # Under a simulated-time budget (dynamicfl) each run's stop.rounds, its cosine schedule's horizon,
 # is the rounds it fits in the budget at its seed: a timing-only run first (a second or two)
 # counts them, since the seed's partition decides which hospital straggles and so how long a
-# round takes. Tables: OUT/stats/*.md; figure:
-# OUT/accuracy_vs_time.png. --jobs N runs N at once (each run uses every core already; 1 here).
+# round takes. Tables: OUT/stats/*.md (OUT/stats/S/*.md with --shape S); figure:
+# OUT/accuracy_vs_time.png (OUT/accuracy_vs_time_S.png). --jobs N runs N at once (each run uses
+# every core already; 1 here).
 # Extra --set arguments apply to every run (e.g. stop.rounds=2 for a smoke run, into its own --out).
 # Wall time on this 2-core machine, as measured: README "Fair comparisons under the papers' protocols".
 set -euo pipefail
@@ -231,14 +232,17 @@ for r in "${runs[@]}"; do
   [ -f "$dir/summary.json" ] && [ -f "$dir/args.txt" ] && done_runs+=("$dir")
 done
 [ ${#done_runs[@]} -gt 0 ] || { echo "bench/reproduce.sh: no run finished" >&2; exit 1; }
-mkdir -p "$out/stats"
+# One shape's command (--shape) tabulates into its own folder, so the other shape's tables stay.
+stats=$out/stats${only_shape:+/$only_shape}
+figure=$out/accuracy_vs_time${only_shape:+_$only_shape}.png
+mkdir -p "$stats"
 for metric in $metrics; do
   /usr/bin/python3 analysis/seed_stats.py "${done_runs[@]}" --group method --reference "$reference" \
-    --metric "$metric" --out "$out/stats" >/dev/null
+    --metric "$metric" --out "$stats" >/dev/null
 done
 section=()
 case "$paper" in fedskd | carpefl) section=(--section shape) ;; esac
 /usr/bin/python3 analysis/plot_seeds.py "${done_runs[@]}" --group method "${section[@]}" --metric "$plot_metric" \
-  --out "$out/accuracy_vs_time.png" >/dev/null
-echo "tables: $out/stats/seed_stats_*.md; figure: $out/accuracy_vs_time.png"
+  --out "$figure" >/dev/null
+echo "tables: $stats/seed_stats_*.md; figure: $figure"
 exit $failed
