@@ -27,8 +27,9 @@
 //   hospitals train E local epochs here rather than one server-side step, so the round's
 //   update is what the code's per-step gradient becomes. The mean runs over the deeper model's
 //   layers t .. its top (t: the shallow model's top), as the code's weights 1/(L_deep - L + 1)
-//   intend; beta = 0.2 (`momentum_beta`), the code's default. Distillation uses the updates as
-//   trained: a deeper top's own mix is not passed further down.
+//   intend; beta = 0.2 (`momentum_beta`), the code's default. The transfer uses this round's
+//   deeper update (the code keeps it for the next round's step), and the updates as trained: a
+//   deeper top's own mix is not passed further down.
 // - Batch norm's running statistics and counter travel and average with their layer.
 // - The shared layers start equal: every depth's conv layers are copied from the deepest
 //   model's initial weights; each head keeps its own initialisation.
