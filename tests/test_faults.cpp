@@ -302,6 +302,9 @@ TEST(Faults, EveryShippedAlgorithmCompletesUnderFaults) {
       sets += " --set model.arch=carpefl --set data.synthetic.height=16 --set data.synthetic.width=16";
     if (info.name == "heterofl" || info.name == "fedrolex" || info.name == "feddf")
       sets += " --set model.weak.width_multiplier=0.5 --set model.weak.arch=mlp";
+    if (info.name == "inclusivefl")  // depths of one VGG family, which needs 28x28
+      sets += " --set model.arch=vgg9 --set model.width_multiplier=0.125 --set model.weak.arch=vgg5"
+              " --set model.medium.arch=vgg7 --set data.synthetic.height=28 --set data.synthetic.width=28";
     const std::string dir = test::temp_dir("faults-all-" + info.name);
     test::write_file(dir + "/s.yaml", yaml);
     auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out " + sets);
