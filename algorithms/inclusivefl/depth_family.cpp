@@ -34,7 +34,12 @@ std::vector<const LayerTensor*> DepthLayers::layer_tensors(int layer) const {
 
 DepthLayers depth_layers(const models::ModelSpec& spec) {
   const models::VggLayout* vgg = models::vgg_layout(spec.arch);
-  if (!vgg) throw std::invalid_argument("model arch '" + spec.arch + "' is not VGG-style (vgg5, vgg7, vgg9, vgg8, vgg11)");
+  if (!vgg) {
+    std::string vggs;
+    for (const auto& arch : models::known_archs())
+      if (models::vgg_layout(arch)) vggs += (vggs.empty() ? "" : ", ") + arch;
+    throw std::invalid_argument("model arch '" + spec.arch + "' is not VGG-style (" + vggs + ")");
+  }
   const std::vector<models::StateTensor> layout = models::state_layout(spec);
   // The walk's order (models/model_cost.cpp): per conv layer its weight, bias, BN weight and
   // BN bias; each fc layer's weight and bias; then per conv layer the BN's three buffers.

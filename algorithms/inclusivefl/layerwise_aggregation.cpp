@@ -18,6 +18,16 @@ std::vector<double> group_delta(const DepthGroup& g, double& samples) {
   return sum;
 }
 
+// Whether group `h` takes part in the cross-depth average of conv layer `l`: it trained this
+// round and holds `l` below its own top.
+bool shares_layer(const DepthGroup& h, int l) { return !h.updates.empty() && l + 1 < h.layers->convs; }
+
+double layer_values(const DepthLayers& layers, int layer) {
+  double n = 0;
+  for (const auto* t : layers.layer_tensors(layer)) n += double(t->numel);
+  return n;
+}
+
 }  // namespace
 
 std::vector<Model> layerwise_aggregate(const std::vector<DepthGroup>& groups, double beta) {
@@ -56,7 +66,7 @@ std::vector<Model> layerwise_aggregate(const std::vector<DepthGroup>& groups, do
       std::vector<size_t> holders;
       double n = 0;
       for (size_t h = 0; h < count; ++h)
-        if (!delta[h].empty() && l + 1 < groups[h].layers->convs) holders.push_back(h), n += samples[h];
+        if (shares_layer(groups[h], l)) holders.push_back(h), n += samples[h];
       if (holders.empty()) continue;
       const auto target = mine.layer_tensors(l);
       std::vector<std::vector<const LayerTensor*>> held;  // the layer's tensors in each holder
@@ -76,11 +86,6 @@ std::vector<Model> layerwise_aggregate(const std::vector<DepthGroup>& groups, do
 }
 
 double layerwise_flops(const std::vector<DepthGroup>& groups) {
-  auto layer_values = [](const DepthLayers& layers, int layer) {
-    double n = 0;
-    for (const auto* t : layers.layer_tensors(layer)) n += double(t->numel);
-    return n;
-  };
   double flops = 0;
   const size_t count = groups.size();
   for (const auto& g : groups)
@@ -93,7 +98,7 @@ double layerwise_flops(const std::vector<DepthGroup>& groups) {
   for (const auto& g : groups)
     for (int l = 0; l + 1 < g.layers->convs; ++l) {
       int holders = 0;
-      for (const auto& h : groups) holders += !h.updates.empty() && l + 1 < h.layers->convs;
+      for (const auto& h : groups) holders += shares_layer(h, l);
       flops += 2.0 * double(holders) * layer_values(*g.layers, l);
     }
   return flops;

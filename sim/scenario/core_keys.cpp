@@ -9,9 +9,16 @@
 namespace fedgrid {
 namespace {
 
+// models::known_archs() without linking models/ (the scenario wing has no LibTorch).
 const std::vector<std::string> kArchs = {"cnn",  "cnn_bn", "lenet5", "mlp",      "mlp4",     "vgg11",
                                          "vgg8", "vgg5",   "vgg7",   "vgg9",     "resnet18", "resnet10",
                                          "carpefl"};
+// "cnn | cnn_bn | ...": the archs as model.arch's description lists them.
+std::string arch_choices() {
+  std::string out;
+  for (const auto& a : kArchs) out += (out.empty() ? "" : " | ") + a;
+  return out;
+}
 // Widest model.width_multiplier: a global model up to 4x the plain one (DynamicFL's baselines
 // prune the strong tier's model, which costs what a plain model with grown convs costs).
 constexpr double kMaxWidth = 4;
@@ -245,7 +252,7 @@ KeySet<Scenario> build() {
 
   k.group("model", "The network every hospital trains")
       .bind<std::string>("model.arch", [](S& s) -> auto& { return s.model.arch; }, "cnn",
-                         "cnn | cnn_bn | lenet5 | mlp | mlp4 | vgg11 | vgg8 | vgg5 | vgg7 | vgg9 | resnet18 | resnet10 | carpefl (see `fedgrid list models`)",
+                         arch_choices() + " (see `fedgrid list models`)",
                          {.allowed = kArchs})
       .bind<double>("model.width_multiplier", [](S& s) -> auto& { return s.model.width_multiplier; }, "1",
                     "Hidden channels/units scaled to ceil(m * base), 0 < m <= 4: below 1 HeteroFL's model rate; above 1 "
