@@ -16,6 +16,7 @@
 #include "models/nets.hpp"
 #include "sim/jobs/epoch_loop.hpp"
 #include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -32,7 +33,7 @@ struct FrozenHead {
 };
 
 // torch keys an optimizer's per-parameter state by the parameter's TensorImpl address.
-std::string state_key(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+torch_compat::OptimizerStateKey state_key(const torch::Tensor& p) { return torch_compat::optimizer_state_key(p); }
 
 torch::Tensor from_doubles(const double* at, const torch::Tensor& like) {
   return torch::from_blob(const_cast<double*>(at), {like.numel()}, torch::kDouble)

@@ -3,12 +3,13 @@
 #include <limits>
 
 #include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
 
 // torch keys an optimizer's per-parameter state by the parameter's TensorImpl address.
-std::string state_key(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+torch_compat::OptimizerStateKey state_key(const torch::Tensor& p) { return torch_compat::optimizer_state_key(p); }
 
 void load_momentum(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params,
                    const MomentumBuffers& saved) {

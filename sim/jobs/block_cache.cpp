@@ -6,6 +6,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
 
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/jobs/compute.hpp"
+#include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid {
 namespace {
@@ -87,12 +89,16 @@ void give_back(void* p) {
 void free_small(void* p) { c10::free_cpu(p); }
 
 struct CachingCpuAllocator final : c10::Allocator {
-  c10::DataPtr allocate(size_t n) const override {
+  c10::DataPtr allocate(size_t n) FEDGRID_ALLOCATE_CONST override {
     void* p = take(n);
     return {p, p, n < kLarge ? &free_small : &give_back, c10::Device(c10::DeviceType::CPU)};
   }
   // raw_allocate's blocks (oneDNN's scratch) come back here, small or large.
   c10::DeleterFnPtr raw_deleter() const override { return &give_back; }
+  // All blocks are plain CPU memory (copy-on-write tensors materialise through this).
+  void copy_data(void* dest, const void* src, size_t n) const FEDGRID_COPY_DATA_OVERRIDE {
+    if (n > 0) std::memcpy(dest, src, n);
+  }
 };
 
 }  // namespace
