@@ -58,10 +58,40 @@ TEST(Reproducible, AnExplicitThreadCountIsReproducibleOnOneCoreToo) {
 
 TEST(Reproducible, SummaryRecordsWhatFixesTheArithmetic) {
   const auto one = nlohmann::json::parse(read_file(run_in("arith-1", "--set training.device=cpu") + "/summary.json"));
-  EXPECT_EQ(one["arithmetic"], nlohmann::json::parse(R"({"device": "cpu", "threads_per_worker": 1, "precision": "fp32"})"));
+  EXPECT_EQ(one["arithmetic"], nlohmann::json::parse(R"({"device": "cpu", "threads_per_worker": 1, "precision": "fp32",
+                                                          "deterministic": true, "fuse": "off"})"));
   const auto two = nlohmann::json::parse(
       read_file(run_in("arith-2", "--set training.threads_per_worker=2 --set training.device=cpu") + "/summary.json"));
   EXPECT_EQ(two["arithmetic"]["threads_per_worker"], 2);
+}
+
+// training.deterministic restricts CUDA's kernels; the CPU's are deterministic already, so on
+// the CPU false changes nothing but the record. training.fuse is recorded as set (auto fuses
+// nothing on a CPU).
+TEST(Reproducible, DeterministicAndFuseAreRecordedAndTheCpuIgnoresDeterministic) {
+  const std::string cpu = "--set training.device=cpu";
+  const auto strict = run_in("deterministic-true", cpu);
+  const auto loose = run_in("deterministic-false", cpu + " --set training.deterministic=false --set training.fuse=auto");
+  for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv"})
+    EXPECT_EQ(read_file(strict + "/" + f), read_file(loose + "/" + f)) << f;
+  auto a = nlohmann::json::parse(read_file(strict + "/summary.json"));
+  auto b = nlohmann::json::parse(read_file(loose + "/summary.json"));
+  EXPECT_EQ(a["arithmetic"]["deterministic"], true);
+  EXPECT_EQ(b["arithmetic"]["deterministic"], false);
+  EXPECT_EQ(a["arithmetic"]["fuse"], "off");
+  EXPECT_EQ(b["arithmetic"]["fuse"], "auto");
+  a.erase("arithmetic"), b.erase("arithmetic");
+  EXPECT_EQ(a, b);
+}
+
+TEST(Reproducible, BadDeterministicOrFuseSettingsExitTwoNamingTheKey) {
+  const std::string dir = test::temp_dir("bad-fuse");
+  test::write_file(dir + "/s.yaml", test::tiny_scenario("bad-fuse"));
+  for (const std::string set : {"training.fuse=0", "training.fuse=sometimes", "training.deterministic=maybe"}) {
+    const auto r = run_fedgrid("validate " + dir + "/s.yaml --set " + set);
+    EXPECT_EQ(r.exit_code, 2) << set << "\n" << r.output;
+    EXPECT_NE(r.output.find(set.substr(0, set.find('='))), std::string::npos) << r.output;
+  }
 }
 
 // training.precision: bf16 trains under autocast: its own arithmetic (recorded), reproducible

@@ -118,6 +118,38 @@ TEST(Scenario, EnumValuesAreChecked) {
   EXPECT_NE(p.message.find("iid, dirichlet, shards"), std::string::npos);
 }
 
+// training.deterministic (what CUDA may compute) and training.fuse (how jobs are batched).
+TEST(Scenario, DeterministicDefaultsTrueAndFuseOff) {
+  const std::string yaml = "platform: {hospitals: [{tier: weak}]}\n";
+  Scenario s = load_scenario_text(yaml, "x.yaml");
+  EXPECT_TRUE(s.training.deterministic);
+  EXPECT_EQ(s.training.fuse, "off");
+  s = load_scenario_text(yaml + "training: {deterministic: false, fuse: auto}\n", "x.yaml");
+  EXPECT_FALSE(s.training.deterministic);
+  EXPECT_EQ(s.training.fuse, "auto");
+  s = load_scenario_text(yaml, "x.yaml", {"training.fuse=16", "training.deterministic=true"});
+  EXPECT_EQ(s.training.fuse, "16");
+  EXPECT_TRUE(s.training.deterministic);
+}
+
+TEST(Scenario, DeterministicIsABoolean) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ntraining:\n  deterministic: mostly\n");
+  EXPECT_EQ(p.line, 3);
+  EXPECT_EQ(p.key, "training.deterministic");
+}
+
+TEST(Scenario, FuseIsOffAutoOrAPositiveCount) {
+  for (const std::string bad : {"0", "-4", "on", "4x", "1.5", "007"}) {
+    auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ntraining:\n  fuse: \"" + bad + "\"\n");
+    EXPECT_EQ(p.line, 3) << bad;
+    EXPECT_EQ(p.key, "training.fuse") << bad;
+    EXPECT_NE(p.message.find("off, auto or a positive number"), std::string::npos) << p.message;
+  }
+  for (const std::string good : {"off", "auto", "1", "64"})
+    EXPECT_NO_THROW(load_scenario_text("platform: {hospitals: [{tier: weak}]}\ntraining: {fuse: " + good + "}\n",
+                                       "x.yaml")) << good;
+}
+
 TEST(Scenario, SplitMustSumToOne) {
   auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ndata:\n  split: {train: 0.5, val: 0.1, test: 0.1}\n");
   EXPECT_EQ(p.key, "data.split");

@@ -90,6 +90,8 @@ struct Arithmetic {
   std::string device = "cpu";
   int threads_per_worker = 1;
   std::string precision = "fp32";  // training.precision
+  bool deterministic = true;       // training.deterministic (what it changes on CUDA)
+  std::string fuse = "off";        // training.fuse, as set
 };
 
 // What faults (faults.*) cost the run: updates that never reached their round (offline,

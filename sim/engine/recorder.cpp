@@ -164,7 +164,10 @@ void Recorder::on_finish(const RunSummary& s) {
                            {"arithmetic", s.arithmetic ? nlohmann::ordered_json{{"device", s.arithmetic->device},
                                                                                 {"threads_per_worker",
                                                                                  s.arithmetic->threads_per_worker},
-                                                                                {"precision", s.arithmetic->precision}}
+                                                                                {"precision", s.arithmetic->precision},
+                                                                                {"deterministic",
+                                                                                 s.arithmetic->deterministic},
+                                                                                {"fuse", s.arithmetic->fuse}}
                                                        : nlohmann::ordered_json(nullptr)},
                            {"rounds", s.rounds},
                            {"stop_reason", s.stop_reason},

@@ -330,6 +330,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
     for (const auto& [tier, spec] : world.tier_specs) draw(spec);
     for (const auto& spec : world.hospital_specs) draw(spec);
     world.device = resolve_device(s.training.device);
+    configure_determinism(world.device, s.training.deterministic);
     world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
   }
   // The intra-op thread count sets LibTorch's reduction order, so it is the scenario's own

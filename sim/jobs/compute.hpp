@@ -88,6 +88,13 @@ EvalOutcome combine_evaluation(const std::vector<EvalPart>& parts, int classes);
 ComputeDevice resolve_device(const std::string& setting);
 bool cuda_available();
 
+// training.deterministic, once per run before any job. On CUDA, true: deterministic algorithms
+// only (an op without one throws), deterministic cuDNN without benchmark mode, and the cuBLAS
+// workspace that needs (CUBLAS_WORKSPACE_CONFIG=:4096:8, unless already set), so two runs on one
+// GPU give the same bytes; false: cuDNN benchmarks and picks the fastest kernels, whose sums may
+// differ run to run. The CPU's kernels are deterministic already: nothing changes there.
+void configure_determinism(ComputeDevice device, bool deterministic);
+
 // Initial weights, drawn from torch's generator after seeding it. Call from one thread, before
 // any job runs: torch's default generator is one global object that concurrent jobs would
 // draw from in an order set by thread timing.

@@ -1,7 +1,9 @@
 // The torch runtime behind compute.hpp's torch-free declarations: devices, initial weights,
-// per-worker thread set-up, version.
+// determinism, per-worker thread set-up, version.
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
+
+#include <cstdlib>
 
 #include "models/nets.hpp"
 #include "sim/jobs/compute.hpp"
@@ -23,6 +25,18 @@ ComputeDevice resolve_device(const std::string& setting) {
     throw std::runtime_error("no CUDA device visible to this LibTorch build (Debian's LibTorch is CPU-only; "
                              "build against a CUDA LibTorch, see README 'GPU')");
   return ComputeDevice::Cpu;
+}
+
+void configure_determinism(ComputeDevice device, bool deterministic) {
+  if (device != ComputeDevice::Cuda) return;
+  // cuBLAS reads its workspace setting when LibTorch creates its first handle (the first
+  // matrix product on the GPU): this runs before any job. ":4096:8" is what cuBLAS documents
+  // for reproducible results (8 buffers of 4 MiB); a user's own setting is kept.
+  if (deterministic) setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+  auto& context = at::globalContext();
+  context.setDeterministicAlgorithms(deterministic, /*warn_only=*/false);
+  context.setDeterministicCuDNN(deterministic);
+  context.setBenchmarkCuDNN(!deterministic);
 }
 
 Precision precision_of(const std::string& setting) { return setting == "bf16" ? Precision::Bf16 : Precision::Fp32; }

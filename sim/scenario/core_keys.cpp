@@ -308,6 +308,10 @@ KeySet<Scenario> build() {
       .bind<std::string>("training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
                          "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time",
                          {.allowed = {"fp32", "bf16"}})
+      .bind<bool>("training.deterministic", [](S& s) -> auto& { return s.training.deterministic; }, "true",
+                  "On CUDA: deterministic kernels only, cuDNN without benchmark mode and cuBLAS's fixed workspace, so two runs on one GPU give the same bytes; false trades that for speed (the CPU is deterministic either way)")
+      .bind<std::string>("training.fuse", [](S& s) -> auto& { return s.training.fuse; }, "off",
+                         "Train a round's same-shape hospital jobs as one batched model: off, auto (on a GPU), or K (at most K hospitals per fused job); changes how fedgrid computes, never what the federation costs")
       .bind<int>("training.workers", [](S& s) -> auto& { return s.training.workers; }, "0",
                  "Compute executor worker threads (0: one per core); how fast, never what: outputs are the same for any count", {.min = 0})
       .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "1",

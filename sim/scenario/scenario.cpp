@@ -115,6 +115,15 @@ Scenario build(const YAML::Node& root, const std::string& file, std::map<std::st
     problems.push_back(s.error_at("training.lr_min", "must not exceed training.lr (" + std::to_string(s.training.lr) +
                                                          "): the cosine schedule decays from lr to lr_min")
                            .problems()[0]);
+  {
+    const std::string& fuse = s.training.fuse;
+    const bool count = !fuse.empty() && fuse.size() <= 6 && fuse[0] != '0' &&
+                       std::all_of(fuse.begin(), fuse.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (fuse != "off" && fuse != "auto" && !count)
+      problems.push_back(s.error_at("training.fuse", "expected off, auto or a positive number of hospitals per fused "
+                                                     "job (e.g. 16), got '" + fuse + "'")
+                             .problems()[0]);
+  }
   if (d.split_folds > 0) {
     // The folds decide the train and test shares; a share given too would be silently ignored.
     for (const char* key : {"data.split.train", "data.split.test"})

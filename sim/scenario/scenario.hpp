@@ -118,6 +118,8 @@ struct Scenario {
     int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
     std::string device;
     std::string precision = "fp32";  // fp32 | bf16 (autocast on CPUs with AVX-512 BF16)
+    bool deterministic = true;       // on CUDA: deterministic kernels only, no cuDNN benchmark mode
+    std::string fuse = "off";        // off | auto | K: same-shape jobs of a round trained as one batched model
     int workers = 0, threads_per_worker = 1;
   } training;
 
