@@ -1,6 +1,8 @@
 // The proximal term as local work (see proximal.hpp).
 #include "algorithms/proximal.hpp"
 
+#include <typeinfo>
+
 #include "models/nets.hpp"
 #include "sim/jobs/epoch_loop.hpp"
 
@@ -14,6 +16,11 @@ ProximalTraining::ProximalTraining(int epochs, double mu, const std::vector<floa
     : PlainTraining(epochs), mu_(mu), anchor_flat_(anchor), anchor_(std::make_unique<Anchor>()) {}
 ProximalTraining::ProximalTraining(ProximalTraining&&) noexcept = default;
 ProximalTraining::~ProximalTraining() = default;
+
+std::optional<FusibleTerms> ProximalTraining::fusible() const {
+  if (typeid(*this) != typeid(ProximalTraining)) return std::nullopt;  // a subclass trains something else
+  return FusibleTerms{epochs_, mu_, anchor_flat_};
+}
 
 void ProximalTraining::on_start(models::Net& net) {
   anchor_->parameters.clear();

@@ -18,6 +18,7 @@ class ProximalTraining : public PlainTraining {
   ProximalTraining(int epochs, double mu, const std::vector<float>* anchor = nullptr);
   ProximalTraining(ProximalTraining&&) noexcept;
   ~ProximalTraining() override;
+  std::optional<FusibleTerms> fusible() const override;  // plain training's terms plus mu and the anchor
 
  protected:
   void on_start(models::Net& net) override;

@@ -303,12 +303,12 @@ class Federation::DeferredJob final : public DeferredTraining, public std::enabl
     if (started_) return;
     started_ = true;
     // The executor's job holds this one alive even if its update is dropped meanwhile.
-    future_ = fed_.submit_training(*work_, job_, shared_from_this());
+    ticket_ = fed_.submit_training(*work_, job_, shared_from_this());
   }
   Update finish() override {
     if (finished_) throw std::logic_error("a deferred training job finished twice");
     start();
-    TrainOutcome out = await(future_, fed_.world_.perf.wait_training_s);
+    TrainOutcome out = fed_.await_training(ticket_);
     finished_ = true;
     --fed_.deferred_unfinished_;
     Update u = shape_;
@@ -318,7 +318,8 @@ class Federation::DeferredJob final : public DeferredTraining, public std::enabl
     fed_.ledger_->round(round_).stats[size_t(u.hospital)].train_loss = u.train_loss;
     return u;
   }
-  int ahead() const override { return fed_.world_.executor->workers(); }
+  // Enough started ahead to keep every worker busy, or to fill a fused job.
+  int ahead() const override { return std::max(fed_.world_.executor->workers(), fed_.world_.training->fuse_limit()); }
 
  private:
   Federation& fed_;
@@ -327,7 +328,7 @@ class Federation::DeferredJob final : public DeferredTraining, public std::enabl
   Update shape_;  // the update as train_on returned it, without weights
   int round_;
   bool started_ = false, finished_ = false;
-  std::future<TrainOutcome> future_;
+  TrainingQueue::Ticket ticket_;
 };
 
 Update Federation::train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
@@ -343,7 +344,7 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   // The fold will run the job (train_later): only where nothing can cut it and its charge is
   // known before it runs.
   const bool defer = later && real && !after && !where.is_server() && !guard_here();
-  std::future<TrainOutcome> future;
+  TrainingQueue::Ticket ticket;
   JobInput job;
   if (real) {
     job = JobInput{&model,
@@ -359,11 +360,11 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
                        job_seed(id),
                        world_.device,
                        precision_of(sc.training.precision)};
-    if (!defer) future = submit_training(work, job);
+    if (!defer) ticket = submit_training(work, job);
   }
   // A job whose length it decides itself is charged once it has said how long it took.
   TrainOutcome out;
-  if (after) out = await(future, world_.perf.wait_training_s);
+  if (after) out = await_training(ticket);
   const Charge charge = work.cost(shape, after ? &out : nullptr);
   if (real) world_.perf.training_flops += charge.flops;  // a job cut by faults still runs whole
   const double start = now();
@@ -375,7 +376,7 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
     // A job cut by faults: the real job still runs to its end (it cannot be stopped half way),
     // and its result is dropped.
     auto drop_job = [&] {
-      if (real && !after) await(future, world_.perf.wait_training_s);
+      if (real && !after) await_training(ticket);
     };
     try {
       check_cut(*guard);
@@ -402,7 +403,7 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
   if (defer) {
     update.deferred = std::make_shared<DeferredJob>(*this, std::move(later), job, update, round_now());
   } else if (real) {
-    if (!after) out = await(future, world_.perf.wait_training_s);
+    if (!after) out = await_training(ticket);
     update.model.weights = std::move(out.weights);
     update.train_loss = out.mean_loss;
     update.batch_losses = std::move(out.batch_losses);
@@ -417,14 +418,15 @@ Update Federation::train_on(Node& where, const Model& model, LocalWork& work, co
 
 // Submitted first, then the simulated cost charged: hospitals that train in the same simulated
 // window have all submitted before any of them blocks on its result.
-std::future<TrainOutcome> Federation::submit_training(LocalWork& work, const JobInput& job,
-                                                     std::shared_ptr<const void> keep_alive) {
-  return world_.executor->submit([&work, job, &busy = world_.perf.training_busy, keep_alive] {
-    BusyClock::Scope running(busy);
-    TrainOutcome out;
-    in_precision(job.precision, [&] { out = work.run(job); });
-    return out;
-  });
+TrainingQueue::Ticket Federation::submit_training(LocalWork& work, const JobInput& job,
+                                                 std::shared_ptr<const void> keep_alive) {
+  return world_.training->submit(work, job, std::move(keep_alive));
+}
+
+// A held job (training.fuse) starts, with every other held one, when it is first waited for.
+TrainOutcome Federation::await_training(TrainingQueue::Ticket& ticket) {
+  world_.training->launch(ticket);
+  return await(ticket.result, world_.perf.wait_training_s);
 }
 
 uint64_t Federation::job_seed(int id) const {

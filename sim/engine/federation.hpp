@@ -16,6 +16,7 @@
 #include "data/partition.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
+#include "sim/jobs/training_queue.hpp"
 #include "sim/engine/faults.hpp"
 #include "sim/engine/kept_state.hpp"
 #include "sim/engine/observer.hpp"
@@ -285,9 +286,10 @@ class Federation {
   // `later`: the work, owned, when its real job may wait for the server's fold (train_later).
   Update train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
                   const data::Indices& validation, int64_t samples, std::unique_ptr<LocalWork> later = nullptr);
-  // `keep_alive` lives as long as the executor's job (what owns `work` and `job`'s pointers).
-  std::future<TrainOutcome> submit_training(LocalWork& work, const JobInput& job,
-                                            std::shared_ptr<const void> keep_alive = nullptr);
+  // `keep_alive` lives as long as the job (what owns `work` and `job`'s pointers).
+  TrainingQueue::Ticket submit_training(LocalWork& work, const JobInput& job,
+                                        std::shared_ptr<const void> keep_alive = nullptr);
+  TrainOutcome await_training(TrainingQueue::Ticket& ticket);
   class DeferredJob;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>

@@ -339,6 +339,8 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   if (world.perf.workers > 0) cache_large_blocks();
   world.executor = std::make_unique<Executor>(world.perf.workers,
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
+  world.training = std::make_unique<TrainingQueue>(*world.executor, world.perf.training_busy,
+                                                   fuse_limit_of(s.training.fuse, world.device));
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
   world.round_columns = options.round_columns, world.hospital_columns = options.hospital_columns;
@@ -400,6 +402,9 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
                      // achieved rate, to set against its peak (bench/peak_flops).
                      {"training_flops_per_s", p.training_busy.seconds() > 0 ? p.training_flops / p.training_busy.seconds() : 0.0},
                      {"training_jobs_run_at_aggregation", double(p.jobs_run_at_aggregation)},
+                     // training.fuse: jobs trained inside fused jobs, and how many fused jobs.
+                     {"training_jobs_fused", double(world.training->fused_members())},
+                     {"fused_jobs", double(world.training->fused_jobs())},
                      {"peak_rss_mib", peak_rss_mib()},
                      {"workers", p.workers},
                      {"threads_per_worker", p.threads_per_worker},

@@ -13,6 +13,7 @@
 #include "platforms/topology.hpp"
 #include "sim/jobs/busy_clock.hpp"
 #include "sim/jobs/executor.hpp"
+#include "sim/jobs/training_queue.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/engine/surrogate.hpp"
 #include "sim/jobs/compute.hpp"
@@ -54,6 +55,7 @@ struct World {
   std::optional<AccuracyCurve> surrogate;  // timing-only: training.surrogate
   std::optional<ComputeProfile> profile;   // timing.compute: profile
   std::unique_ptr<Executor> executor;
+  std::unique_ptr<TrainingQueue> training;  // training jobs go through it to the executor (training.fuse)
   PerfCounters perf;
   // Columns the algorithm adds to rounds.csv and hospitals.csv (RunOptions).
   std::vector<std::string> round_columns, hospital_columns;

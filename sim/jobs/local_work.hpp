@@ -8,6 +8,7 @@
 // Torch-free: implementations include torch in their own .cpp only.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,15 @@ struct Charge {
 ModelSteps training_steps(const models::ModelSpec& spec, int64_t samples, int64_t batch_size, int epochs,
                           int64_t local_steps, bool drop_single);
 
+// What a job must say for a fused job (sim/jobs/fused_training.hpp) to run it in its place:
+// plain training for `epochs` (or training.local_steps batches), plus FedProx's proximal term
+// (mu/2)||w - anchor||^2 over the parameters when proximal_mu > 0.
+struct FusibleTerms {
+  int epochs = 1;
+  double proximal_mu = 0;
+  const std::vector<float>* anchor = nullptr;  // null: the model the job starts from
+};
+
 class LocalWork {
  public:
   virtual ~LocalWork() = default;
@@ -78,6 +88,9 @@ class LocalWork {
   virtual bool charged_after_run() const { return false; }
   // Non-empty when the work cannot be simulated without real training: why (for the error).
   virtual std::string needs_real_training() const { return ""; }
+  // Set when run() is exactly the training these terms describe, so that training.fuse may
+  // train this job inside a batched model of many hospitals instead; unset: always alone.
+  virtual std::optional<FusibleTerms> fusible() const { return std::nullopt; }
 };
 
 // Work the server does on the executor (distillation, scoring on its own data): run() on a

@@ -1,6 +1,7 @@
 #include "sim/jobs/plain_training.hpp"
 
 #include <map>
+#include <typeinfo>
 
 #include "sim/jobs/epoch_loop.hpp"
 
@@ -46,6 +47,15 @@ Charge PlainTraining::cost(const JobShape& shape, const TrainOutcome*) const {
   double flops = 0;
   for (const auto& [size, count] : steps.train_batches) flops += double(count) * (per_sample * double(size));
   return {flops, passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single), {std::move(steps)}};
+}
+
+}  // namespace fedgrid
+
+namespace fedgrid {
+
+std::optional<FusibleTerms> PlainTraining::fusible() const {
+  if (typeid(*this) != typeid(PlainTraining)) return std::nullopt;
+  return FusibleTerms{epochs_};
 }
 
 }  // namespace fedgrid

@@ -23,6 +23,9 @@ class PlainTraining : public LocalWork {
   TrainOutcome run(const JobInput& job) override;
   // train_flops x samples x epochs; with training.local_steps, batch by batch (batch_plan).
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
+  // Plain training fuses; a subclass that overrides a hook trains something else, so it fuses
+  // only where it says so itself (ProximalTraining).
+  std::optional<FusibleTerms> fusible() const override;
 
  protected:
   virtual void on_start(models::Net&) {}      // after the starting state is loaded
