@@ -83,8 +83,9 @@ EvalPart score_part(models::Net& net, const DatasetTensors& data, const data::In
   EvalPart out;
   torch::Tensor confusion = torch::zeros({classes * classes}, torch::kInt64);
   std::vector<torch::Tensor> probabilities, truths;
-  for (int64_t start = first; start < first + count; start += kEvalBatch) {
-    const int64_t len = std::min(kEvalBatch, first + count - start);
+  const int64_t batch = eval_batch(device);
+  for (int64_t start = first; start < first + count; start += batch) {
+    const int64_t len = std::min(batch, first + count - start);
     torch::Tensor x, y;
     if (indices) {
       torch::Tensor idx = index_tensor(indices->data() + start, len, device);

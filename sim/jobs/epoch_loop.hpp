@@ -62,11 +62,11 @@ TrainOutcome run_epochs(const JobInput& job, const DatasetTensors& data, const d
                         const LoopPlan& plan, const BatchFn& step, const std::function<bool(int)>& after_pass = {});
 
 // Scores a loaded net (eval mode, gradients off) on `indices` of the tensors, or on all of
-// them when null: accuracy, mean loss, confusion matrix and AUC, in batches of 1,000.
+// them when null: accuracy, mean loss, confusion matrix and AUC, in batches of eval_batch(device).
 EvalOutcome score(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t classes,
                   ComputeDevice device);
 // The batches of samples [first, first + count) of those `score` would score (`first` a
-// multiple of kEvalBatch), for combine_evaluation.
+// multiple of eval_batch(device)), for combine_evaluation.
 EvalPart score_part(models::Net& net, const DatasetTensors& data, const data::Indices* indices, int64_t first,
                     int64_t count, int64_t classes, ComputeDevice device);
 

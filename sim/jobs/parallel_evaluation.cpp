@@ -16,9 +16,10 @@ size_t ParallelEvaluation::add(const models::ModelSpec& spec, const std::vector<
   q.classes = spec.num_classes;
   const int64_t n = indices ? int64_t(indices->size()) : dataset.size();
   // One batch per job: a job reloads the weights (~1 ms for the cnn) and scores ~100 ms.
-  for (int64_t first = 0; first < n; first += kEvalBatch)
-    q.parts.push_back(executor_.submit([&spec, &weights, &dataset, indices, first, n, device = device_] {
-      return run_evaluation_part(spec, weights, dataset, indices, first, std::min(kEvalBatch, n - first), device);
+  const int64_t batch = eval_batch(device_);
+  for (int64_t first = 0; first < n; first += batch)
+    q.parts.push_back(executor_.submit([&spec, &weights, &dataset, indices, first, n, batch, device = device_] {
+      return run_evaluation_part(spec, weights, dataset, indices, first, std::min(batch, n - first), device);
     }));
   queued_.push_back(std::move(q));
   return queued_.size() - 1;

@@ -1,5 +1,5 @@
 #pragma once
-// Evaluations spread over every executor worker: each is cut into its batches (kEvalBatch),
+// Evaluations spread over every executor worker: each is cut into its batches (eval_batch),
 // one job per batch, and its parts are combined in sample order, so the figures are those of
 // one thread scoring it alone, whatever the worker count or the order the jobs finish in.
 #include <cstddef>
