@@ -85,6 +85,13 @@ TEST(FusedRuns, FedProxFuses) {
   EXPECT_GT(perf(fused, "training_jobs_fused"), 0);
 }
 
+TEST(FusedRuns, FedOptFuses) {
+  const auto unfused = run_tiny("fedadam-off", "fedadam", "--set training.fuse=off");
+  const auto fused = run_tiny("fedadam-3", "fedadam", "--set training.fuse=3");
+  expect_same_costs(unfused, fused);
+  EXPECT_GT(perf(fused, "training_jobs_fused"), 0);
+}
+
 // FedSeq waits for each job before the next starts: nothing is ever held beside it, so every
 // job trains alone and the outputs are the unfused ones, byte for byte.
 TEST(FusedRuns, ASequentialScheduleHasNothingToFuse) {

@@ -31,50 +31,53 @@ FusedOptimizer::FusedOptimizer(std::vector<torch::Tensor> params, const Optimize
 
 void FusedOptimizer::step(const std::vector<bool>& active) {
   torch::NoGradGuard no_grad;
-  const bool all = std::all_of(active.begin(), active.end(), [](bool a) { return a; });
   const auto device = params_.front().device();
-  torch::Tensor mask;
-  if (!all) {
-    std::vector<uint8_t> bytes(active.begin(), active.end());
-    mask = torch::from_blob(bytes.data(), {int64_t(bytes.size())}, torch::kUInt8).to(device, torch::kBool);
-  }
-  // Adam's bias corrections per member, in double as torch computes them, then as float.
-  torch::Tensor step_size, bias2_sqrt;
-  if (adam_) {
-    std::vector<double> size(active.size(), 0.0), root(active.size(), 1.0);
-    for (size_t m = 0; m < active.size(); ++m) {
-      if (!active[m]) continue;
-      const double t = double(++steps_[m]);
-      size[m] = config_.lr / (1 - std::pow(kBeta1, t));
-      root[m] = std::sqrt(1 - std::pow(kBeta2, t));
-    }
-    step_size = torch::tensor(size, torch::kFloat64).to(device, torch::kFloat32);
-    bias2_sqrt = torch::tensor(root, torch::kFloat64).to(device, torch::kFloat32);
-  }
-  // Where some members sit this batch out, the update is computed whole and kept only for the
-  // active ones.
-  auto keep = [&](torch::Tensor& target, const torch::Tensor& updated) {
-    if (all) target.copy_(updated);
-    else target.copy_(torch::where(per_member(mask, target), updated, target));
+  const size_t members = active.size();
+  // Per-member factors make a masked step the same in-place arithmetic as a full one: an active
+  // member's factors are torch's (the state's decay, the update's weight 1, the step -lr), a
+  // resting member's leave its state (decay 1, weight 0) and its weights (step 0) as they are.
+  // No temporaries the size of the model: a fused model of a thousand hospitals is gigabytes.
+  auto per_member_values = [&](auto value_of) {
+    std::vector<double> v(members);
+    for (size_t m = 0; m < members; ++m) v[m] = value_of(m);
+    return torch::tensor(v, torch::kFloat64).to(device, torch::kFloat32);
   };
+  auto on = [&](size_t m) { return active[m] ? 1.0 : 0.0; };
+  const torch::Tensor weight = per_member_values(on);
+  if (adam_) {
+    for (size_t m = 0; m < members; ++m) steps_[m] += active[m] ? 1 : 0;
+    // Bias corrections in double, as torch computes them.
+    auto t = [&](size_t m) { return double(std::max<int64_t>(steps_[m], 1)); };
+    const torch::Tensor decay1 = per_member_values([&](size_t m) { return active[m] ? kBeta1 : 1.0; });
+    const torch::Tensor decay2 = per_member_values([&](size_t m) { return active[m] ? kBeta2 : 1.0; });
+    const torch::Tensor step = per_member_values(
+        [&](size_t m) { return active[m] ? -config_.lr / (1 - std::pow(kBeta1, t(m))) : 0.0; });
+    const torch::Tensor bias2_sqrt = per_member_values([&](size_t m) { return std::sqrt(1 - std::pow(kBeta2, t(m))); });
+    for (size_t k = 0; k < params_.size(); ++k) {
+      torch::Tensor& p = params_[k];
+      torch::Tensor g = p.grad();
+      if (!g.defined()) continue;  // torch skips a parameter without a gradient
+      if (config_.weight_decay != 0) g.add_(p, config_.weight_decay);
+      first_[k].mul_(per_member(decay1, p)).addcmul_(g, per_member(weight, p), 1 - kBeta1);
+      second_[k].mul_(per_member(decay2, p)).addcmul_(g * g, per_member(weight, p), 1 - kBeta2);
+      const torch::Tensor denom = (second_[k].sqrt() / per_member(bias2_sqrt, p)).add_(kAdamEps);
+      p.addcmul_(first_[k] / denom, per_member(step, p));
+    }
+    return;
+  }
+  const torch::Tensor decay = per_member_values([&](size_t m) { return active[m] ? config_.momentum : 1.0; });
+  const torch::Tensor step = per_member_values([&](size_t m) { return active[m] ? -config_.lr : 0.0; });
   for (size_t k = 0; k < params_.size(); ++k) {
     torch::Tensor& p = params_[k];
-    const torch::Tensor g = p.grad();
-    if (!g.defined()) continue;  // torch skips a parameter without a gradient
-    const torch::Tensor d = config_.weight_decay != 0 ? g.add(p, config_.weight_decay) : g;
-    if (adam_) {
-      const torch::Tensor m1 = first_[k].mul(kBeta1).add(d, 1 - kBeta1);
-      const torch::Tensor m2 = second_[k].mul(kBeta2).addcmul(d, d, 1 - kBeta2);
-      const torch::Tensor denom = (m2.sqrt() / per_member(bias2_sqrt, p)).add(kAdamEps);
-      const torch::Tensor updated = p - per_member(step_size, p) * (m1 / denom);
-      keep(first_[k], m1), keep(second_[k], m2), keep(p, updated);
-      continue;
-    }
+    torch::Tensor g = p.grad();
+    if (!g.defined()) continue;
+    if (config_.weight_decay != 0) g.add_(p, config_.weight_decay);
     if (config_.momentum != 0) {
-      const torch::Tensor buf = first_[k].mul(config_.momentum).add(d);
-      keep(first_[k], buf), keep(p, p.add(buf, -config_.lr));
+      // buf = momentum * buf + d (torch's first step, a clone of d, is this from zero).
+      first_[k].mul_(per_member(decay, p)).addcmul_(g, per_member(weight, p));
+      p.addcmul_(first_[k], per_member(step, p));
     } else {
-      keep(p, p.add(d, -config_.lr));
+      p.addcmul_(g, per_member(step, p));
     }
   }
 }
