@@ -159,7 +159,9 @@ TEST(Runs, RosterAndXmlPlatformsRun) {
   EXPECT_NE(read_file(xml + "/hospitals.csv").find("clinic-a"), std::string::npos);
 }
 
-TEST(Runs, EveryReadyScenarioValidates) {
+// Slow (label "slow", 30 min limit): one process per shipped scenario, ~3 s each on a loaded
+// 2-core machine, which brushed the fast tests' 5-minute limit at 93 scenarios.
+TEST(SlowRuns, EveryReadyScenarioValidates) {
   for (auto& entry : std::filesystem::recursive_directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     // Sweep files are not scenarios: Sweep.ShippedSweepsAreValidInEveryCell checks them.
