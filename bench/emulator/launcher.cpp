@@ -20,7 +20,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bench/emulator/cgroups.hpp"
+#include "sim/cli/cpu_groups.hpp"
 #include "bench/emulator/clock.hpp"
 #include "bench/emulator/links.hpp"
 #include "bench/emulator/net.hpp"
@@ -134,7 +134,7 @@ void write_summary(const Options& o, const CpuGroups& groups, const std::map<std
 int run_launcher(const Options& o, const char* argv0) {
   const int64_t wall0 = now_ns();
   const Topology topo(o);
-  CpuGroups groups(o.cfs_period_us);  // before anything else: without it nothing runs (77)
+  CpuGroups groups(o.cfs_period_us, "fedgrid-emulate-", "fedgrid-emulate");  // before anything else: without it nothing runs (77)
   std::vector<Child> children;
   for (int id = 0; id < topo.hosts(); ++id)
     if (topo.runs(id)) {

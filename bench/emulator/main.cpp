@@ -3,7 +3,7 @@
 // round times can be checked against measured ones. Usage: fedgrid-emulate --help.
 #include <iostream>
 
-#include "bench/emulator/cgroups.hpp"
+#include "sim/cli/cpu_groups.hpp"
 #include "bench/emulator/launcher.hpp"
 #include "bench/emulator/options.hpp"
 #include "bench/emulator/role.hpp"
@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   }
   try {
     return o.role.empty() ? run_launcher(o, argv[0]) : run_role(o);
-  } catch (const CgroupsUnavailable& e) {
+  } catch (const fedgrid::CgroupsUnavailable& e) {
     std::cerr << "fedgrid-emulate: skipped: " << e.what() << "\n";
     return 77;
   } catch (const std::exception& e) {

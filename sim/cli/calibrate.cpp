@@ -7,6 +7,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sim/cli/calibrate_under_load.hpp"
+#include "sim/cli/cpu_groups.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/compute_profile.hpp"
 #include "sim/jobs/step_timer.hpp"
@@ -54,6 +56,48 @@ std::string cpu_model() {
   for (char& c : name)
     if (c == ',') c = ' ';
   return family.empty() ? name : name + " (family " + family + " model " + model + ")";
+}
+
+// --cpu-share's list: shares of one CPU in (0, 1], each once.
+std::vector<double> parse_shares(const std::string& list) {
+  std::vector<double> out;
+  for (const auto& item : split(list)) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !(v > 0 && v <= 1))
+      throw UsageError("calibrate", fmt::format("--cpu-share: expected shares of one CPU in (0, 1], got '{}'", item));
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw UsageError("calibrate", fmt::format("--cpu-share: share {} is listed twice", item));
+    out.push_back(v);
+  }
+  if (out.empty()) throw UsageError("calibrate", "--cpu-share names no share");
+  return out;
+}
+
+LoadConditions parse_load(const Args& a) {
+  LoadConditions load;
+  load.copies = a.copies;
+  if (a.cpu_shares) load.shares = parse_shares(*a.cpu_shares);
+  if (a.cpu_period_us < 1000 || a.cpu_period_us > 1000000)
+    throw UsageError("calibrate", fmt::format("--cpu-period-us: the CFS period must be 1000..1000000, got {}",
+                                              a.cpu_period_us));
+  load.period_us = a.cpu_period_us;
+  if (a.seconds) {
+    size_t used = 0;
+    try {
+      load.seconds = std::stod(*a.seconds, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != a.seconds->size() || !(load.seconds > 0 && load.seconds <= 3600))
+      throw UsageError("calibrate", fmt::format("--seconds: expected seconds in (0, 3600], got '{}'", *a.seconds));
+  }
+  return load;
 }
 
 std::string host_name() {
@@ -110,23 +154,43 @@ int calibrate(const Args& a) {
 
   // The optimiser of a scenario left at its defaults (training.*): SGD, momentum 0.9.
   const OptimizerConfig optimizer;
-  const ComputeDevice compute = resolve_device("auto");
-  std::vector<ProfileRow> rows;
+  const LoadConditions load = parse_load(a);
+  const bool under_load = load.copies > 1 || !load.shares.empty();
+  std::vector<Measurement> what;
   for (const auto& spec : specs)
-    for (int64_t batch : batches) {
-      const StepTiming t = time_steps(spec, batch, a.threads, optimizer, compute);
+    for (int64_t batch : batches) what.push_back({spec, batch});
+  std::vector<std::vector<StepTiming>> timings;  // [share][measurement]
+  if (under_load) {
+    try {
+      timings = time_under_load(what, a.threads, optimizer, load);
+    } catch (const CgroupsUnavailable& e) {
+      throw UsageError("calibrate", std::string("--cpu-share needs a writable cgroup cpu controller: ") + e.what());
+    }
+  } else {
+    // Forked copies must not inherit an initialised torch, so the device is resolved here only.
+    const ComputeDevice compute = resolve_device("auto");
+    timings.emplace_back();
+    for (const auto& m : what) timings[0].push_back(time_steps(m.spec, m.batch, a.threads, optimizer, compute));
+  }
+  std::vector<ProfileRow> rows;
+  for (size_t slot = 0; slot < timings.size(); ++slot)
+    for (size_t m = 0; m < what.size(); ++m) {
+      const StepTiming& t = timings[slot][m];
+      const auto& [spec, batch] = what[m];
       ProfileRow r;
-      r.device = device, r.spec = spec, r.batch_size = batch, r.threads = a.threads;
+      r.device = load.shares.empty() ? device : fmt::format("{}@{:g}", device, load.shares[slot]);
+      r.spec = spec, r.batch_size = batch, r.threads = a.threads;
       r.train_step_s = t.train_step_s, r.train_step_min_s = t.train_step_min_s;
       r.eval_sample_s = t.eval_sample_s, r.eval_sample_min_s = t.eval_sample_min_s;
       r.repeats = t.repeats, r.spread = t.spread;
-      fmt::print(stderr, "{} x{} on {}, batch {}: {:.6f} s/step (min {:.6f}, {} repeats, spread {:.1f}%), {:.3g} s/eval sample\n",
-                 spec.arch, spec.width_multiplier, input_shape(spec), batch, t.train_step_s, t.train_step_min_s,
-                 t.repeats, 100 * t.spread, t.eval_sample_s);
+      fmt::print(stderr, "{}: {} x{} on {}, batch {}: {:.6f} s/step (min {:.6f}, {} blocks, spread {:.1f}%), {:.3g} s/eval sample\n",
+                 r.device, spec.arch, spec.width_multiplier, input_shape(spec), batch, t.train_step_s,
+                 t.train_step_min_s, t.repeats, 100 * t.spread, t.eval_sample_s);
       rows.push_back(r);
     }
-  const ProfileMachine machine{cpu_model(), torch_version(), compute == ComputeDevice::Cuda ? "cuda" : "cpu",
-                               int(std::max(1u, std::thread::hardware_concurrency()))};
+  const bool cuda = resolve_device("auto") == ComputeDevice::Cuda;  // after the copies: they have ended
+  const ProfileMachine machine{cpu_model(), torch_version(), cuda ? "cuda" : "cpu",
+                               int(std::max(1u, std::thread::hardware_concurrency())), describe(load)};
   const std::string csv = profile_csv(machine, rows);
   if (!a.out) {
     fmt::print("{}", csv);
@@ -134,7 +198,7 @@ int calibrate(const Args& a) {
   }
   std::ofstream out(*a.out);
   if (!(out << csv)) throw UsageError("calibrate", "cannot write --out file '" + *a.out + "'");
-  fmt::print("{}: {} rows (device '{}')\n", *a.out, rows.size(), device);
+  fmt::print("{}: {} rows (device '{}'{})\n", *a.out, rows.size(), device, load.shares.empty() ? "" : "@SHARE");
   return 0;
 }
 

@@ -115,7 +115,9 @@ const std::vector<Command>& commands() {
              "run again the cells an earlier run of this sweep recorded as failed (kept otherwise)");
          declare_out(d, "the sweep's folder (default: the sweep file's `out:`, else results/sweeps/NAME)");
        }},
-      {"calibrate", "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME] [--out FILE]",
+      {"calibrate",
+       "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME] [--out FILE]\n"
+       "          [--copies N] [--cpu-share LIST] [--cpu-period-us P] [--seconds T]",
        "measure this machine: a compute profile for timing.compute: profile", 0, 0, "no arguments",
        [](po::options_description& d) {
          d.add_options()("models", po::value<std::string>()->value_name("LIST"),
@@ -124,7 +126,18 @@ const std::vector<Command>& commands() {
              "threads", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"),
              "torch intra-op threads, as training.threads_per_worker")(
              "device-name", po::value<std::string>()->value_name("NAME"),
-             "the name hospitals give as profile_device (default: this machine's host name)");
+             "the name hospitals give as profile_device (default: this machine's host name)")(
+             "copies", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"),
+             "measure under load: N processes (per --cpu-share) step at once, each timed; the row is their mean")(
+             "cpu-share", po::value<std::string>()->value_name("LIST"),
+             "measure under CPU quotas: comma-separated shares of one CPU in (0, 1], one process each (times "
+             "--copies), all stepping at once, each in its own cgroup (CFS quota; 1: no quota; needs a writable "
+             "cgroup cpu controller); one row per share, device NAME@SHARE")(
+             "cpu-period-us", po::value<PositiveInt>()->value_name("P")->default_value(PositiveInt{10000}, "10000"),
+             "the CFS period of --cpu-share's quotas, microseconds")(
+             "seconds", po::value<std::string>()->value_name("T"),
+             "under load (--copies above 1 or --cpu-share): the training window per model and batch size; "
+             "figures are means over it (default 10)");
          declare_out(d, "the profile CSV to write (default: print it)");
        },
        "calibrate measures this machine; it reads no scenario"},
@@ -297,6 +310,10 @@ Args parse_command_line(int argc, char** argv) {
   if (vm.count("models")) a.models = vm["models"].as<std::string>();
   if (vm.count("batch-sizes")) a.batch_sizes = vm["batch-sizes"].as<std::string>();
   if (vm.count("device-name")) a.device_name = vm["device-name"].as<std::string>();
+  if (vm.count("copies")) a.copies = vm["copies"].as<PositiveInt>().value;
+  if (vm.count("cpu-share")) a.cpu_shares = vm["cpu-share"].as<std::string>();
+  if (vm.count("cpu-period-us")) a.cpu_period_us = vm["cpu-period-us"].as<PositiveInt>().value;
+  if (vm.count("seconds")) a.seconds = vm["seconds"].as<std::string>();
   if (c && !a.help && !a.version && (a.positional.size() < c->min_args || a.positional.size() > c->max_args)) {
     std::string given;
     for (const auto& p : a.positional) given += " '" + p + "'";

@@ -29,6 +29,11 @@ struct Args {
   // calibrate: the raw lists (sim/cli/calibrate.cpp parses them) and the thread count.
   std::optional<std::string> models, batch_sizes, device_name;
   int threads = 1;
+  // calibrate under load: copies stepping at once, their CPU shares (raw list), the quota's
+  // period, the measuring window (raw; calibrate.cpp checks it).
+  int copies = 1;
+  std::optional<std::string> cpu_shares, seconds;
+  int cpu_period_us = 10000;
 };
 
 // Parses argv; throws UsageError naming what is wrong. Only the global options (--log-level,

@@ -97,6 +97,7 @@ std::string profile_csv(const ProfileMachine& m, const std::vector<ProfileRow>& 
   std::string out = "# fedgrid compute profile (fedgrid calibrate)\n";
   out += fmt::format("# cpu: {}\n# cores: {}\n# libtorch: {}\n# compute_device: {}\n", m.cpu, m.cores, m.libtorch,
                      m.compute_device);
+  if (!m.conditions.empty()) out += "# conditions: " + m.conditions + "\n";
   for (size_t i = 0; i < 13; ++i) out += std::string(i ? "," : "") + kProfileColumns[i];
   out += '\n';
   for (const auto& r : rows)

@@ -17,6 +17,7 @@ namespace fedgrid {
 struct ProfileMachine {
   std::string cpu, libtorch, compute_device;
   int cores = 0;
+  std::string conditions;  // what ran beside the measurement (processes, CPU quotas) and which statistic
 };
 
 struct ProfileRow {

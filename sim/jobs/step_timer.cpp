@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/jobs/epoch_loop.hpp"
@@ -46,45 +48,105 @@ std::vector<double> repeat_blocks(const TimerPlan& plan, F&& one) {
 
 }  // namespace
 
+namespace {
+
+// One model and batch size ready to step: the training step and the evaluation of one batch,
+// on a pool of random samples gathered batch by batch as the epoch loop gathers them.
+class StepBench {
+ public:
+  StepBench(const models::ModelSpec& spec, int64_t batch, int threads, const OptimizerConfig& optimizer,
+            ComputeDevice device)
+      : batch_(batch), where_(jobs::torch_device(device)) {
+    torch::set_num_threads(std::max(1, threads));
+    torch::manual_seed(1);
+    net_ = models::make_net(spec);
+    net_->to(where_);
+    opt_ = jobs::make_optimizer(net_->parameters(), optimizer);
+    const int64_t pool = 4 * batch;
+    images_ = torch::randn({pool, spec.channels, spec.height, spec.width}).to(where_);
+    labels_ = torch::randint(spec.num_classes, {pool}, torch::kInt64).to(where_);
+  }
+  void train_step() {
+    net_->train();
+    const auto [x, y] = gather();
+    opt_->zero_grad();
+    const torch::Tensor loss = torch::nn::functional::cross_entropy(net_->forward(x), y);
+    loss.backward();
+    opt_->step();
+    (void)loss.item<double>();
+  }
+  void eval_batch() {
+    net_->eval();
+    torch::NoGradGuard no_grad;
+    const auto [x, y] = gather();
+    (void)net_->forward(x).argmax(1).sum().item<int64_t>();
+  }
+  int64_t batch() const { return batch_; }
+
+ private:
+  std::pair<torch::Tensor, torch::Tensor> gather() {
+    const int64_t pool = images_.size(0);
+    const torch::Tensor idx = torch::arange(next_, next_ + batch_, torch::kInt64).to(where_);
+    next_ = (next_ + batch_) % (pool - batch_ + 1);
+    return {images_.index_select(0, idx), labels_.index_select(0, idx)};
+  }
+  int64_t batch_, next_ = 0;
+  torch::Device where_;
+  std::shared_ptr<models::Net> net_;
+  std::unique_ptr<torch::optim::Optimizer> opt_;
+  torch::Tensor images_, labels_;
+};
+
+// Per-call seconds of `one` in blocks of about `block_s`, from now until `until`: a time
+// window, so that copies started together stay in step (what each meets is the others' load).
+// Returns (total seconds, calls) and the per-call seconds of each block.
+template <class F>
+std::pair<double, std::vector<double>> window_blocks(Clock::time_point until, double block_s, F&& one) {
+  std::vector<double> blocks;
+  double total = 0;
+  int64_t calls = 0;
+  while (Clock::now() < until || calls == 0) {
+    const auto t = Clock::now();
+    int64_t n = 0;
+    do {
+      one();
+      ++n;
+    } while (seconds_since(t) < block_s && Clock::now() < until);
+    const double s = seconds_since(t);
+    blocks.push_back(s / double(n));
+    total += s, calls += n;
+  }
+  return {total / double(calls), blocks};
+}
+
+}  // namespace
+
 StepTiming time_steps(const models::ModelSpec& spec, int64_t batch, int threads, const OptimizerConfig& optimizer,
                       ComputeDevice device, const TimerPlan& plan) {
-  torch::set_num_threads(std::max(1, threads));
-  torch::manual_seed(1);
-  const torch::Device where = jobs::torch_device(device);
-  auto net = models::make_net(spec);
-  net->to(where);
-  auto opt = jobs::make_optimizer(net->parameters(), optimizer);
-  // A pool of random samples, gathered batch by batch as the epoch loop gathers them.
-  const int64_t pool = 4 * batch;
-  const torch::Tensor images = torch::randn({pool, spec.channels, spec.height, spec.width}).to(where);
-  const torch::Tensor labels = torch::randint(spec.num_classes, {pool}, torch::kInt64).to(where);
-  int64_t next = 0;
-  auto gather = [&] {
-    const torch::Tensor idx = torch::arange(next, next + batch, torch::kInt64).to(where);
-    next = (next + batch) % (pool - batch + 1);
-    return std::pair{images.index_select(0, idx), labels.index_select(0, idx)};
-  };
-
+  StepBench bench(spec, batch, threads, optimizer, device);
   StepTiming out;
-  net->train();
-  auto train = repeat_blocks(plan, [&] {
-    const auto [x, y] = gather();
-    opt->zero_grad();
-    const torch::Tensor loss = torch::nn::functional::cross_entropy(net->forward(x), y);
-    loss.backward();
-    opt->step();
-    (void)loss.item<double>();
-  });
-  net->eval();
-  torch::NoGradGuard no_grad;
-  auto eval = repeat_blocks(plan, [&] {
-    const auto [x, y] = gather();
-    (void)net->forward(x).argmax(1).sum().item<int64_t>();
-  });
-  net->train();
+  const auto train = repeat_blocks(plan, [&] { bench.train_step(); });
+  const auto eval = repeat_blocks(plan, [&] { bench.eval_batch(); });
   out.train_step_s = median(train);
   out.train_step_min_s = *std::min_element(train.begin(), train.end());
   out.eval_sample_s = median(eval) / double(batch);
+  out.eval_sample_min_s = *std::min_element(eval.begin(), eval.end()) / double(batch);
+  out.repeats = int(train.size());
+  out.spread = (out.train_step_s - out.train_step_min_s) / out.train_step_s;
+  return out;
+}
+
+StepTiming time_steps_in_window(const models::ModelSpec& spec, int64_t batch, int threads,
+                                const OptimizerConfig& optimizer, ComputeDevice device, const StepWindow& w) {
+  StepBench bench(spec, batch, threads, optimizer, device);
+  do bench.train_step();  // warm-up: first-call allocations, the heap at its steady size
+  while (Clock::now() < w.warm_until);
+  const auto [train_s, train] = window_blocks(w.train_until, w.block_s, [&] { bench.train_step(); });
+  const auto [eval_s, eval] = window_blocks(w.eval_until, w.block_s, [&] { bench.eval_batch(); });
+  StepTiming out;
+  out.train_step_s = train_s;
+  out.train_step_min_s = *std::min_element(train.begin(), train.end());
+  out.eval_sample_s = eval_s / double(batch);
   out.eval_sample_min_s = *std::min_element(eval.begin(), eval.end()) / double(batch);
   out.repeats = int(train.size());
   out.spread = (out.train_step_s - out.train_step_min_s) / out.train_step_s;

@@ -1,4 +1,4 @@
-#include "bench/emulator/cgroups.hpp"
+#include "sim/cli/cpu_groups.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -14,11 +14,9 @@
 #include <sstream>
 #include <thread>
 
-namespace fedgrid::emulator {
+namespace fedgrid {
 namespace fs = std::filesystem;
 namespace {
-
-const std::string kPrefix = "fedgrid-emulate-";
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -92,12 +90,12 @@ std::string own_directory(int version, const Mount& m) {
 }
 
 // Groups of earlier runs whose launcher died (killed before it could clean up).
-void remove_stale(const std::string& base) {
+void remove_stale(const std::string& base, const std::string& prefix) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(base, ec)) {
     const std::string name = entry.path().filename().string();
-    if (!entry.is_directory() || name.rfind(kPrefix, 0) != 0) continue;
-    const std::string pid = name.substr(kPrefix.size());
+    if (!entry.is_directory() || name.rfind(prefix, 0) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     if (kill(pid_t(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;
     for (const auto& group : fs::directory_iterator(entry.path(), ec))
@@ -108,7 +106,8 @@ void remove_stale(const std::string& base) {
 
 }  // namespace
 
-CpuGroups::CpuGroups(int64_t period_us) : period_us_(period_us) {
+CpuGroups::CpuGroups(int64_t period_us, const std::string& prefix, const std::string& who)
+    : who_(who), period_us_(period_us) {
   std::string why;
   for (int version : {1, 2}) {
     Mount m;
@@ -121,8 +120,8 @@ CpuGroups::CpuGroups(int64_t period_us) : period_us_(period_us) {
       why += "cgroup v2: the cpu controller is not available in " + base + "; ";
       continue;
     }
-    remove_stale(base);
-    const std::string dir = base + "/" + kPrefix + std::to_string(getpid());
+    remove_stale(base, prefix);
+    const std::string dir = base + "/" + prefix + std::to_string(getpid());
     if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       why += "cgroup v" + std::to_string(version) + ": cannot create " + dir + ": " + std::strerror(errno) + "; ";
       continue;
@@ -144,8 +143,8 @@ CpuGroups::CpuGroups(int64_t period_us) : period_us_(period_us) {
     const std::string weighted = version == 1 ? write_file(dir + "/cpu.shares", "262144")
                                               : write_file(dir + "/cpu.weight", "10000");
     if (!weighted.empty())
-      std::cerr << "fedgrid-emulate: warning: cannot raise the run's CPU weight (" << weighted
-                << "): other work on this machine may take CPU from the emulated hosts\n";
+      std::cerr << who_ << ": warning: cannot raise the run's CPU weight (" << weighted
+                << "): other work on this machine may take CPU from the quota'd processes\n";
     version_ = version, run_dir_ = dir;
     return;
   }
@@ -195,13 +194,13 @@ std::map<std::string, double> CpuGroups::throttling(const std::string& name) con
 void CpuGroups::remove() {
   if (run_dir_.empty()) return;
   // A killed process leaves its group a moment after waitpid: retry briefly.
-  auto remove_dir = [](const std::string& dir) {
+  auto remove_dir = [this](const std::string& dir) {
     for (int attempt = 0; attempt < 50; ++attempt) {
       if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
       if (errno != EBUSY) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    std::cerr << "fedgrid-emulate: warning: could not remove cgroup " << dir << ": " << std::strerror(errno) << "\n";
+    std::cerr << who_ << ": warning: could not remove cgroup " << dir << ": " << std::strerror(errno) << "\n";
     return false;
   };
   for (const auto& g : groups_) remove_dir(g);
@@ -210,4 +209,4 @@ void CpuGroups::remove() {
   run_dir_.clear();
 }
 
-}  // namespace fedgrid::emulator
+}  // namespace fedgrid

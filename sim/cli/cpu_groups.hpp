@@ -1,7 +1,8 @@
 #pragma once
-// CPU shares through cgroups: one group per emulated host, limited to its share of one CPU by
-// the CFS bandwidth controller (quota per period), in one group for the run (with the highest
-// CPU weight) under the launcher's own group.
+// CPU shares through cgroups: one group per process, limited to its share of one CPU by the
+// CFS bandwidth controller (quota per period), in one group for the run (with the highest CPU
+// weight) under the caller's own group. Used by `fedgrid calibrate --cpu-share` (a profile
+// measured under a quota) and by bench/emulator's fedgrid-emulate (one group per emulated host).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -10,9 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace fedgrid::emulator {
+namespace fedgrid {
 
-// No cpu controller this process may write (exit code 77: the emulation is skipped).
+// No cpu controller this process may write (fedgrid-emulate exits 77: skipped; calibrate 2).
 struct CgroupsUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -20,10 +21,10 @@ struct CgroupsUnavailable : std::runtime_error {
 class CpuGroups {
  public:
   // Finds a writable cpu controller, cgroup v1's cpu hierarchy first, then v2 with the cpu
-  // controller; makes this run's group (fedgrid-emulate-<pid>) under the caller's own group,
-  // first removing the groups of earlier runs whose launcher is gone. Throws
-  // CgroupsUnavailable saying what was tried.
-  explicit CpuGroups(int64_t period_us);
+  // controller; makes this run's group (<prefix><pid>, e.g. fedgrid-emulate-123) under the
+  // caller's own group, first removing the groups of earlier runs (same prefix) whose process
+  // is gone. Throws CgroupsUnavailable saying what was tried. `who` prefixes warnings.
+  CpuGroups(int64_t period_us, const std::string& prefix, const std::string& who);
   ~CpuGroups();
   CpuGroups(const CpuGroups&) = delete;
   CpuGroups& operator=(const CpuGroups&) = delete;
@@ -45,9 +46,9 @@ class CpuGroups {
 
  private:
   int version_ = 0;
-  std::string run_dir_;
+  std::string run_dir_, who_;
   int64_t period_us_;
   std::vector<std::string> groups_;
 };
 
-}  // namespace fedgrid::emulator
+}  // namespace fedgrid
