@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "sim/core/input_error.hpp"
 #include "sim/jobs/compute.hpp"
@@ -215,7 +216,8 @@ TEST(Calibrate, WritesAWellFormedProfileOfThisMachine) {
   const auto r = run_fedgrid("calibrate --models mlp@0.5:1x8x8:3 --batch-sizes 4,8 --device-name here --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string text = read_file(out);
-  for (const char* line : {"# cpu: ", "# cores: ", "# libtorch: ", "# compute_device: "})
+  for (const char* line : {"# cpu: ", "# cores: ", "# libtorch: ", "# compute_device: ",
+                           "# conditions: one process, no CPU quota"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   const auto p = ComputeProfile::load(out, "timing.profile");
   models::ModelSpec spec;
@@ -227,9 +229,59 @@ TEST(Calibrate, WritesAWellFormedProfileOfThisMachine) {
   EXPECT_GT(p.eval_s("here", spec, 10), 0);
 }
 
+// The train_step_s cell of `device`'s row in a profile's text, -1 when there is none.
+double step_of(const std::string& text, const std::string& device) {
+  const size_t at = text.find("\n" + device + ",");
+  if (at == std::string::npos) return -1;
+  std::stringstream row(text.substr(at + 1, text.find('\n', at + 1) - at - 1));
+  std::string cell;
+  for (int i = 0; i < 8; ++i) std::getline(row, cell, ',');  // train_step_s is the 8th column
+  return std::stod(cell);
+}
+
+models::ModelSpec small_mlp() {
+  models::ModelSpec spec;
+  spec.arch = "mlp", spec.width_multiplier = 0.5, spec.channels = 1, spec.height = 8, spec.width = 8;
+  spec.num_classes = 3;
+  return spec;
+}
+
+TEST(Calibrate, CopiesStepAtOnceAndTheProfileSaysSo) {
+  const std::string out = test::temp_dir("calibrate-load") + "/loaded.csv";
+  const auto r = run_fedgrid("calibrate --models mlp@0.5:1x8x8:3 --batch-sizes 4 --device-name busy --copies 2 "
+                             "--seconds 0.5 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = read_file(out);
+  EXPECT_NE(text.find("# conditions: 2 processes stepping at once, no CPU quota; figures: means over a 0.5 s"),
+            std::string::npos) << text;
+  const auto p = ComputeProfile::load(out, "timing.profile");
+  EXPECT_GT(p.train_step_s("busy", small_mlp(), 4), 0);
+}
+
+// Needs a writable cgroup cpu controller (root on most machines); skipped where there is none.
+TEST(Calibrate, CpuSharesGiveOneRowEachMeasuredUnderItsQuota) {
+  const std::string out = test::temp_dir("calibrate-shares") + "/shares.csv";
+  const auto r = run_fedgrid("calibrate --models mlp@0.5:1x8x8:3 --batch-sizes 4 --device-name vm "
+                             "--cpu-share 0.25,1 --seconds 1 --out " + out);
+  if (r.exit_code == 2 && r.output.find("writable cgroup cpu controller") != std::string::npos)
+    GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = read_file(out);
+  EXPECT_NE(text.find("each in a cgroup limited to its share of one CPU (0.25, 1; CFS quota, period 10000 us"),
+            std::string::npos) << text;
+  const double quarter = step_of(text, "vm@0.25"), whole = step_of(text, "vm@1");
+  ASSERT_GT(quarter, 0) << text;
+  ASSERT_GT(whole, 0) << text;
+  // A quarter of a CPU takes about four times as long; 1.5 leaves room for a busy machine, where
+  // the unlimited copy gets less than a whole CPU.
+  EXPECT_GT(quarter / whole, 1.5) << text;
+}
+
 TEST(Calibrate, BadListsAreUsageErrors) {
   for (const char* args : {"--models nosuch", "--models cnn@5", "--models cnn:28x28", "--batch-sizes 0",
-                           "--batch-sizes 8,x", "--threads 0", "--device-name a,b"}) {
+                           "--batch-sizes 8,x", "--threads 0", "--device-name a,b", "--copies 0",
+                           "--cpu-share 0", "--cpu-share 1.5", "--cpu-share 0.5,0.5", "--cpu-share x",
+                           "--cpu-share ,", "--seconds 0", "--seconds 2x", "--cpu-period-us 10"}) {
     const auto r = run_fedgrid(std::string("calibrate ") + args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
   }

@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 // Each measurement's phase: a warm-up, the training window, the evaluation window, and slack
 // for the last step of a slow copy to end before the next phase starts.
 constexpr double kWarmS = 1.0, kSlackS = 0.5;
-double eval_window_s(const LoadConditions& l) { return std::max(1.0, l.seconds / 4); }
+double eval_window_s(const LoadConditions& l) { return std::max(0.25, l.seconds / 4); }
 double phase_s(const LoadConditions& l) { return kWarmS + l.seconds + eval_window_s(l) + kSlackS; }
 
 struct Copy {
