@@ -283,18 +283,20 @@ TEST(Scenario, RosterErrorsNameLineAndColumn) {
 namespace fedgrid {
 namespace {
 
-// The README's key reference is `fedgrid list keys`, the table every declaration makes.
-TEST(Scenario, ReadmeKeyReferenceIsTheDeclaredTable) {
-  const std::string readme = test::read_file(std::string(FEDGRID_SOURCE_DIR) + "/README.md");
+// The key reference (docs/reference/keys.md) is `fedgrid list keys`, the table every
+// declaration makes: its one fenced block, from a line "```" to the next.
+TEST(Scenario, KeyReferenceIsTheDeclaredTable) {
+  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/docs/reference/keys.md";
+  const std::string reference = test::read_file(file);
   const auto listed = test::run_fedgrid("list keys");
   ASSERT_EQ(listed.exit_code, 0);
-  const std::string heading = "## Scenario keys";
-  const size_t at = readme.find(heading);
-  ASSERT_NE(at, std::string::npos);
-  const size_t open = readme.find("```\n", at), close = readme.find("```", open + 4);
-  ASSERT_NE(open, std::string::npos);
-  EXPECT_EQ(readme.substr(open + 4, close - open - 4), listed.output)
-      << "regenerate the README's key reference with `build/fedgrid list keys`";
+  const size_t open = reference.find("\n```\n");
+  ASSERT_NE(open, std::string::npos) << file << " has no fenced block";
+  const size_t from = open + 5, close = reference.find("\n```", from - 1);
+  ASSERT_NE(close, std::string::npos) << file << ": the fenced block is not closed";
+  EXPECT_EQ(reference.substr(from, close + 1 - from), listed.output)
+      << file << " differs from `build/fedgrid list keys`: regenerate its block with the command at the top of "
+      << "docs/reference/keys.md";
 }
 
 // Key declarations survive the trip to the MPI rank binary.
