@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shipped models' measured step times (fedgrid calibrate) beside what the FLOPs model
-# predicts for this machine (README "How accurate is the clock?").
+# predicts for this machine (docs/guide/time-model.md, "How accurate is the clock?").
 #
 #   bench/profile_vs_flops.sh [FEDGRID] [OUT_DIR]
 #

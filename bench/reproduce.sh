@@ -22,7 +22,7 @@
 # OUT/accuracy_vs_time.png (OUT/accuracy_vs_time_S.png). --jobs N runs N at once (each run uses
 # every core already; 1 here).
 # Extra --set arguments apply to every run (e.g. stop.rounds=2 for a smoke run, into its own --out).
-# Wall time on this 2-core machine, as measured: README "Fair comparisons under the papers' protocols".
+# Wall time on this 2-core machine, as measured: each paper's page (algorithms/PAPER/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl [options]}

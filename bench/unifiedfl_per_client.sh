@@ -9,7 +9,7 @@
 #   bench/unifiedfl_per_client.sh [--seeds "1 2 3"] [--build DIR] [--out DIR] [--jobs N]
 #
 # Runs go to OUT/setting=S/method=M/seed=K (OUT: results/unifiedfl_seeds); a run whose
-# summary.json exists is kept. Table: OUT/per_client.md. Wall time here: README "UnifiedFL".
+# summary.json exists is kept. Table: OUT/per_client.md. Wall time here: algorithms/unifiedfl/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds="1 2 3"; build=build; out=results/unifiedfl_seeds; jobs=2

@@ -96,7 +96,7 @@ TEST(Pacer, AFlowHeldBackElsewhereLeavesTheRestOfASharedLink) {
 TEST(EmulatorWire, AMessageIsExactlyFedgridsPayload) {
   const Model cnn = shape_only_model({"cnn", 1, 28, 28, 10}, models::model_cost({"cnn", 1, 28, 28, 10}).state_values);
   EXPECT_EQ(message_bytes(cnn.values()), cnn.payload_bytes());
-  EXPECT_EQ(message_bytes(cnn.values()), 2'328'168);  // the README's cnn message
+  EXPECT_EQ(message_bytes(cnn.values()), 2'328'168);  // the quickstart's cnn message (docs/tutorial.md)
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// Faults in the simulated world (scenario section faults.*; README "Faults"): when a hospital
+// Faults in the simulated world (scenario section faults.*; docs/guide/faults.md): when a hospital
 // is offline, when its host crashes and comes back, how its links degrade, and the deadline of
 // a parallel round. Every answer is a pure function of the scenario, its trace files and its
 // seed, so a fault scenario gives the same bytes run to run, with any worker count, and a

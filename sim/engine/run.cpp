@@ -242,8 +242,9 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   std::vector<std::string> args{"fedgrid", "--log=root.thresh:" + simgrid_threshold(spdlog::get_level())};
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer cannot follow SimGrid's default (raw) context switches; thread contexts
-  // are clean under it (notes in README "Reliability"). Only the sanitizer build (./dev.sh
-  // sanitize) compiles this; simulated results do not depend on the context factory.
+  // are clean under it (notes in docs/developer/testing.md, "Sanitizers"). Only the sanitizer
+  // build (./dev.sh sanitize) compiles this; simulated results do not depend on the context
+  // factory.
   args.push_back("--cfg=contexts/factory:thread");
 #endif
   for (const auto& a : options.simgrid_args) args.push_back(a);

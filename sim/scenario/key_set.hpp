@@ -2,9 +2,9 @@
 // Keys declared once and bound to the fields of a settings struct, as ns-3 components declare
 // their attributes: name, type, default, bounds and description in one place. The
 // declarations make the scenario key table (validation, "did you mean", `fedgrid list keys`,
-// the README's key reference); read() fills the struct, every field from its key's value or
-// its declared default. The simulator's own keys are one KeySet<Scenario> (core_keys.cpp);
-// each algorithm declares its own next to its code:
+// the key reference, docs/reference/keys.md); read() fills the struct, every field from its
+// key's value or its declared default. The simulator's own keys are one KeySet<Scenario>
+// (core_keys.cpp); each algorithm declares its own next to its code:
 //
 //   struct Settings { double mu = 0; };
 //   const KeySet<Settings> kKeys = KeySet<Settings>()

@@ -1,7 +1,7 @@
 #pragma once
 // Every scenario key, declared once: type, default, allowed values, one-line description.
-// This table drives validation, "did you mean" suggestions, defaults and the README's key
-// reference (`fedgrid list keys`).
+// This table drives validation, "did you mean" suggestions, defaults and the key reference
+// (`fedgrid list keys`, docs/reference/keys.md).
 #include <optional>
 #include <string>
 #include <vector>
