@@ -77,4 +77,21 @@ Message Inbox::take(int from, int round) {
   return m;
 }
 
+Message Inbox::take_any(const std::set<int>& from) {
+  std::unique_lock lock(mutex_);
+  auto first = messages_.end();
+  arrived_.wait(lock, [&] {
+    if (error_) return true;
+    first = messages_.end();
+    for (auto it = messages_.begin(); it != messages_.end(); ++it)  // by (sender, round): ties go low
+      if (from.count(it->first.first) && (first == messages_.end() || it->second.end_ns < first->second.end_ns))
+        first = it;
+    return first != messages_.end();
+  });
+  if (error_) std::rethrow_exception(error_);
+  Message m = std::move(first->second);
+  messages_.erase(first);
+  return m;
+}
+
 }  // namespace fedgrid::emulator

@@ -25,6 +25,10 @@ class Inbox {
   // Blocks until the message from host `from` for `round` has fully arrived. Rethrows the
   // first receive error (a malformed message, a peer that vanished mid-message).
   Message take(int from, int round);
+  // Blocks until a message from any host in `from` (any round) has fully arrived, and takes
+  // the one whose last byte arrived first (ties: lower sender, then lower round): an
+  // asynchronous server's next push, in order of arrival. Rethrows as take() does.
+  Message take_any(const std::set<int>& from);
 
  private:
   void accept_loop();

@@ -75,10 +75,10 @@ HostSpec host_spec(const std::string& option, const std::string& text, bool hosp
 }  // namespace
 
 std::string usage() {
-  return R"(usage: fedgrid-emulate --schedule fedavg|fedseq|fedcross --rounds R --arch ARCH
+  return R"(usage: fedgrid-emulate --schedule fedavg|fedseq|fedcross|fedasync --rounds R --arch ARCH
          [--width M] [--input CxHxW] [--classes K]
          --batch-size B --epochs E --lr LR [--seed S]
-         --server "share=S,uplink_bps=U,downlink_bps=D,latency_s=L[,name=server]"   (fedavg, fedseq)
+         --server "share=S,uplink_bps=U,downlink_bps=D,latency_s=L[,name=server]"   (all but fedcross)
          --hospital "name=N,share=S,samples=n,uplink_bps=U,downlink_bps=D,latency_s=L"  (repeated, in id order)
          [--backbone-bps 100e9] [--backbone-latency-s 0] [--cfs-period-us 10000] [--timeout-s 3600]
          --out DIR
@@ -105,8 +105,8 @@ Options parse_options(int argc, char** argv) {
     if (!internal) o.argv.insert(o.argv.end(), {arg, value});
     if (arg != "--hospital" && !seen.insert(arg).second) throw UsageError(arg + ": given twice");
     if (arg == "--schedule") {
-      if (value != "fedavg" && value != "fedseq" && value != "fedcross")
-        throw UsageError("--schedule: '" + value + "' is not one of fedavg, fedseq, fedcross");
+      if (value != "fedavg" && value != "fedseq" && value != "fedcross" && value != "fedasync")
+        throw UsageError("--schedule: '" + value + "' is not one of fedavg, fedseq, fedcross, fedasync");
       o.schedule = value;
     } else if (arg == "--rounds") {
       o.rounds = int(integer(arg, value, 1));

@@ -25,7 +25,7 @@ struct HostSpec {
 };
 
 struct Options {
-  std::string schedule;  // fedavg | fedseq | fedcross
+  std::string schedule;  // fedavg | fedseq | fedcross | fedasync
   int rounds = 0;
   models::ModelSpec spec;
   int batch_size = 0, epochs = 0;

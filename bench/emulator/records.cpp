@@ -79,6 +79,20 @@ std::vector<std::pair<int, double>> merge_parts(const std::string& dir, const st
       }
     }
   }
+  // Round r holds what ends after round r - 1's end, up to and including its own.
+  std::vector<double> ends;
+  for (const auto& [round, time] : round_time) ends.push_back(std::stod(time));
+  const int last = round_time.empty() ? 0 : round_time.rbegin()->first;
+  std::vector<Row> kept;
+  for (auto& r : rows) {
+    if (r.round == kPlacedByTime) {
+      r.round = 1 + int(std::lower_bound(ends.begin(), ends.end(), r.end) - ends.begin());
+      if (r.round > last) continue;  // after the run's last round: dropped, as fedgrid drops it
+      r.line = r.line.substr(0, r.line.rfind(',') + 1) + std::to_string(r.round);
+    }
+    kept.push_back(std::move(r));
+  }
+  rows = std::move(kept);
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::tie(a.round, a.start, a.end, a.host, a.kind) < std::tie(b.round, b.start, b.end, b.host, b.kind);
   });

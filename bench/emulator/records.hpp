@@ -11,6 +11,12 @@
 
 namespace fedgrid::emulator {
 
+// The round of an event that counts toward the round in which it ends, which its process
+// cannot know (FedAsync: a round is one mix of the server, made while hospitals train and
+// send): merge_parts places it by its end among the rounds' end times, and leaves out those
+// that end after the last round.
+inline constexpr int kPlacedByTime = 0;
+
 // One process's measurements, appended to DIR/parts/<role>.csv as they happen (each line
 // flushed, so a failed run keeps what it had). Thread-safe.
 class PartWriter {
@@ -28,7 +34,8 @@ class PartWriter {
   int64_t t0_ns_;
 };
 
-// Merges DIR/parts/*.csv into DIR/events.csv (ordered by round, then start) and
+// Merges DIR/parts/*.csv into DIR/events.csv (ordered by round, then start; kPlacedByTime
+// events placed) and
 // DIR/rounds.csv (round, sim_time_s, bytes_up, bytes_down, bytes_peer, messages; up/down are
 // to/from `server`), then removes DIR/parts. Returns (round, sim_time_s) in round order.
 std::vector<std::pair<int, double>> merge_parts(const std::string& dir, const std::string& server);

@@ -57,6 +57,7 @@ int run_role(const Options& o) {
     const size_t n = o.hospitals.size();
     average(o, std::vector<std::vector<float>>(n, initial), std::vector<int64_t>(n, 1));
   }
+  if (me == 0 && o.schedule == "fedasync") warm_up_fedasync(initial);
 
   write_all(o.control_fd, "ready\n", 6);
   const std::string start = read_line(o.control_fd);

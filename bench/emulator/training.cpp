@@ -64,10 +64,17 @@ LocalTrainer::LocalTrainer(const Options& o, int hospital) : o_(o), hospital_(ho
 }
 
 TrainResult LocalTrainer::train(const std::vector<float>& weights, int round) {
+  // The job's shuffling stream, as fedgrid derives it: (seed, train, hospital + 1, round).
+  return run(weights, mix_seed(o_.seed, seed_streams::kTrain, uint64_t(hospital_ + 1), uint64_t(round)));
+}
+
+TrainResult LocalTrainer::train_job(const std::vector<float>& weights, uint64_t job) {
+  return run(weights, mix_seed(o_.seed, seed_streams::kAsyncTrain, uint64_t(hospital_ + 1), job));
+}
+
+TrainResult LocalTrainer::run(const std::vector<float>& weights, uint64_t seed) {
   const Model model{o_.spec, weights};
   const data::Indices none;
-  // The job's shuffling stream, as fedgrid derives it: (seed, train, hospital + 1, round).
-  const uint64_t seed = mix_seed(o_.seed, seed_streams::kTrain, uint64_t(hospital_ + 1), uint64_t(round));
   TrainOutcome out = PlainTraining(o_.epochs).run(job_input(o_, model, data_, all_, none, seed));
   return {std::move(out.weights), out.mean_loss, out.steps};
 }

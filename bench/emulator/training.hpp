@@ -33,11 +33,16 @@ class LocalTrainer {
   // every batch shape, heap grown) so that round 1 pays only what every round pays.
   LocalTrainer(const Options& o, int hospital);
   TrainResult train(const std::vector<float>& weights, int round);
+  // FedAsync's job number `job` (fedgrid seeds an asynchronous job's shuffling by job, not
+  // round: Federation::job_seed).
+  TrainResult train_job(const std::vector<float>& weights, uint64_t job);
   // What fedgrid charges for the job (PlainTraining::cost): FLOPs and mini-batches.
   double flops() const;
   int64_t steps() const;
 
  private:
+  TrainResult run(const std::vector<float>& weights, uint64_t seed);
+
   const Options& o_;
   int hospital_;
   data::Dataset data_;
