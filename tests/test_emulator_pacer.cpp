@@ -85,12 +85,29 @@ TEST(Pacer, TwoFlowsOnOneLinkEachTakeTwiceAsLong) {
 
 TEST(Pacer, AFlowHeldBackElsewhereLeavesTheRestOfASharedLink) {
   // Link 0 (20 Mbit/s) is shared; flow B also crosses link 1 (5 Mbit/s), so max-min sharing
-  // gives B 5 and A the other 15 Mbit/s while both run.
+  // gives B 5 and A the other 15 Mbit/s while both run (latencies of 1 us: the same penalty).
   LinkTable links = LinkTable::create({20e6, 5e6});
-  std::vector<Flow> flows{{{{0}, 0.0}, 300'000}, {{{0, 1}, 0.0}, 150'000}};
+  std::vector<Flow> flows{{{{0}, 1e-6}, 300'000}, {{{0, 1}, 1e-6}, 150'000}};
   run_flows(links, flows);
   EXPECT_NEAR(flows[0].seconds, 300'000 * 8 / 15e6, 0.08 * 0.16);  // 0.16 s
   EXPECT_NEAR(flows[1].seconds, 150'000 * 8 / 5e6, 0.05 * 0.24);   // 0.24 s
+}
+
+// Shares as fedgrid's timing.network: cm02 gives them (SimGrid's CM02, weight-S 0): on a
+// saturated link rate x route latency is equal across flows; a flow held back elsewhere leaves
+// the rest to the others.
+TEST(LinkTable, FlowsShareBySimGridsCm02PenaltyTheirRoutesLatency) {
+  LinkTable links = LinkTable::create({100e6, 10e6});
+  const int a = links.open_flow({0}, 0.010), b = links.open_flow({0}, 0.030);
+  EXPECT_NEAR(links.rate_bps(a), 75e6, 1);  // weights 100 and 33.3: three quarters and a quarter
+  EXPECT_NEAR(links.rate_bps(b), 25e6, 1);
+  const int c = links.open_flow({0, 1}, 0.030);  // 10 Mbit/s at most: link 1 saturates first
+  EXPECT_NEAR(links.rate_bps(c), 10e6, 1);
+  EXPECT_NEAR(links.rate_bps(a), 67.5e6, 1);  // the 90 left, in the weights' 3:1
+  EXPECT_NEAR(links.rate_bps(b), 22.5e6, 1);
+  links.close_flow(c);
+  EXPECT_NEAR(links.rate_bps(a), 75e6, 1);
+  EXPECT_THROW(links.open_flow({0}, 0), std::invalid_argument);
 }
 
 TEST(EmulatorWire, AMessageIsExactlyFedgridsPayload) {

@@ -23,6 +23,7 @@ struct LinkTable::Shared {
     int32_t open;
     int32_t count;
     int32_t link[kMaxPathLinks];
+    double weight;  // 1 / penalty
   } flow[kMaxFlows];
 };
 
@@ -88,8 +89,9 @@ int LinkTable::size() const { return shared_->links; }
 
 double LinkTable::bandwidth_bps(int link) const { return shared_->bps[link]; }
 
-int LinkTable::open_flow(const std::vector<int>& links) {
+int LinkTable::open_flow(const std::vector<int>& links, double penalty) {
   if (links.empty() || links.size() > size_t(kMaxPathLinks)) throw std::invalid_argument("a flow crosses 1 to 4 links");
+  if (!(penalty > 0) || !std::isfinite(penalty)) throw std::invalid_argument("a flow's penalty must be positive");
   for (int l : links)
     if (l < 0 || l >= shared_->links) throw std::invalid_argument("no link " + std::to_string(l));
   Lock lock(&shared_->mutex);
@@ -99,6 +101,7 @@ int LinkTable::open_flow(const std::vector<int>& links) {
     flow.open = 1;
     flow.count = int32_t(links.size());
     std::copy(links.begin(), links.end(), flow.link);
+    flow.weight = 1 / penalty;
     return f;
   }
   throw std::runtime_error("more than " + std::to_string(kMaxFlows) + " concurrent flows");
@@ -110,25 +113,29 @@ void LinkTable::close_flow(int flow) {
 }
 
 double LinkTable::rate_bps(int flow) {
-  // Progressive filling: raise every unfixed flow's rate together until a link saturates; the
-  // flows crossing it are fixed at that share; repeat with the capacity left. Stops as soon
-  // as `flow` is fixed.
+  // Weighted progressive filling: raise every unfixed flow's rate in proportion to its weight
+  // until a link saturates; the flows crossing it are fixed at weight x that link's level;
+  // repeat with the capacity left. Stops as soon as `flow` is fixed.
   Lock lock(&shared_->mutex);
   const Shared& s = *shared_;
   std::vector<double> left(s.bps, s.bps + s.links);
+  std::vector<double> weight_on(size_t(s.links), 0);  // the unfixed flows' weights on each link
   std::vector<int> unfixed_on(size_t(s.links), 0);
   std::vector<int> unfixed;
   for (int f = 0; f < kMaxFlows; ++f)
     if (s.flow[f].open) {
       unfixed.push_back(f);
-      for (int i = 0; i < s.flow[f].count; ++i) ++unfixed_on[size_t(s.flow[f].link[i])];
+      for (int i = 0; i < s.flow[f].count; ++i) {
+        weight_on[size_t(s.flow[f].link[i])] += s.flow[f].weight;
+        ++unfixed_on[size_t(s.flow[f].link[i])];
+      }
     }
   while (!unfixed.empty()) {
     int bottleneck = -1;
-    double share = std::numeric_limits<double>::infinity();
+    double level = std::numeric_limits<double>::infinity();  // bit/s per unit of weight
     for (int l = 0; l < s.links; ++l)
-      if (unfixed_on[size_t(l)] > 0 && left[size_t(l)] / unfixed_on[size_t(l)] < share)
-        share = left[size_t(l)] / unfixed_on[size_t(l)], bottleneck = l;
+      if (unfixed_on[size_t(l)] > 0 && left[size_t(l)] / weight_on[size_t(l)] < level)
+        level = left[size_t(l)] / weight_on[size_t(l)], bottleneck = l;
     std::vector<int> still;
     for (int f : unfixed) {
       const auto& fl = s.flow[f];
@@ -136,10 +143,13 @@ double LinkTable::rate_bps(int flow) {
         still.push_back(f);
         continue;
       }
-      if (f == flow) return share;
+      const double rate = level * fl.weight;
+      if (f == flow) return rate;
       for (int i = 0; i < fl.count; ++i) {
-        left[size_t(fl.link[i])] = std::max(0.0, left[size_t(fl.link[i])] - share);
-        --unfixed_on[size_t(fl.link[i])];
+        const auto l = size_t(fl.link[i]);
+        left[l] = std::max(0.0, left[l] - rate);
+        weight_on[l] -= fl.weight;
+        --unfixed_on[l];
       }
     }
     unfixed.swap(still);

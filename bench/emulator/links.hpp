@@ -10,7 +10,11 @@
 // sender registers its flow (the links of its path: its uplink, the backbone, the receiver's
 // downlink) in one table, and before each chunk asks for its max-min fair share of the links
 // given every flow registered at that moment, whichever process owns it: the fluid model
-// SimGrid solves (with equal weights), applied chunk by chunk.
+// SimGrid solves, applied chunk by chunk. As under fedgrid's timing.network: cm02 (SimGrid's
+// CM02 with weight-S 0), each flow's sharing penalty is its route's latency: on a saturated
+// link, rate x penalty is the same for every flow crossing it, so a flow of half the latency
+// gets twice the rate (TCP's throughput falls with the round-trip time, the reason CM02 weights
+// so). Flows of equal latency share equally.
 #include <cstdint>
 #include <vector>
 
@@ -33,10 +37,11 @@ class LinkTable {
   int size() const;
   double bandwidth_bps(int link) const;
 
-  // Registers a flow over `links` (at most kMaxPathLinks); returns its id for rate_bps and close_flow.
-  int open_flow(const std::vector<int>& links);
+  // Registers a flow over `links` (at most kMaxPathLinks) with its sharing penalty (the route's
+  // latency, seconds; > 0); returns its id for rate_bps and close_flow.
+  int open_flow(const std::vector<int>& links, double penalty);
   void close_flow(int flow);
-  // The flow's max-min fair share (bit/s) of its links among all flows open now.
+  // The flow's weighted max-min fair share (bit/s) of its links among all flows open now.
   double rate_bps(int flow);
 
  private:

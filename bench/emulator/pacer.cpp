@@ -11,7 +11,8 @@ namespace {
 // The flow's registration for as long as it sends (closed on an error too).
 class OpenFlow {
  public:
-  OpenFlow(LinkTable& links, const std::vector<int>& route) : links_(links), id_(links.open_flow(route)) {}
+  OpenFlow(LinkTable& links, const Route& route)
+      : links_(links), id_(links.open_flow(route.links, std::max(route.latency_s, 1e-9))) {}
   ~OpenFlow() { links_.close_flow(id_); }
   double rate_bps() { return std::max(1.0, links_.rate_bps(id_)); }
 
@@ -37,7 +38,7 @@ void send_paced(int fd, const std::vector<Segment>& segments, const Route& route
   for (const auto& s : segments) size += s.size;
   int64_t delivered = start_ns + seconds_to_ns(route.latency_s);
   sleep_until_ns(delivered);
-  OpenFlow flow(links, route.links);
+  OpenFlow flow(links, route);
   size_t seg = 0;
   int64_t off = 0;
   for (int64_t sent = 0; sent < size;) {
