@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Simulated time against a real emulated deployment (README "How accurate is the clock?").
+"""Simulated time against a real emulated deployment (docs/guide/time-model.md, "How accurate
+is the clock?").
 
   bench/validate_timing.sh [--random N --seed S] [--cores C] [--draw-only] [BUILD_DIR] [OUT_DIR]
   (the .sh is a thin wrapper around this script; python3 standard library only)
@@ -26,29 +27,38 @@ Configurations
   skipped.
 
 For each configuration
-  1. Calibration under the emulation's conditions: one `fedgrid calibrate --cpu-share` run
-     with the configuration's distinct hospital shares stepping at once (as its hospitals
-     compute at once in fedavg), each in a cgroup limited to its share of one CPU (CFS quota,
-     10 ms period, as the emulator), --seconds 8: profile devices here@SHARE. And an idle
+  1. Calibration under the emulation's conditions (`fedgrid calibrate --cpu-share`, each
+     process in a cgroup limited to its share of one CPU, CFS quota, 10 ms period, as the
+     emulator; --seconds 8; profile devices here@SHARE): for fedavg and fedasync, whose
+     hospitals compute at once, the configuration's distinct shares step at once; for fedseq
+     and fedcross, where one hospital computes at a time, each share steps alone, one after
+     another (here a process capped at 0.25 ran ~1.2x slower alone than beside two others:
+     bench/quota_slowdown.sh). And an idle
      calibration (old mode: one process, median of repeats): profile device idle.
   2. bench/emulator's fedgrid-emulate runs the federation for real: one process per host, each
      limited by a cgroup to its share of a CPU, models sent as real bytes over loopback TCP,
      paced to the links' bandwidths and delayed by their latencies.
-  3. fedgrid simulates the same platform twice (timing.compute: profile, timing.network: cm02):
+  3. fedgrid simulates the same platform three times (timing.compute: profile,
+     timing.network: cm02), the arms:
      "matched": each hospital on profile_device here@SHARE, speed_factor 1 (the step time
-     measured at its own share); "linear": profile_device idle, speed_factor = SHARE (the idle
-     machine's step time divided by the share: the model before issue 34). The server keeps
-     profile_device of a measured device and speed_factor 0.2 in both (it trains nothing: its
-     averaging is charged in FLOPs).
-  The per-round table gives both arms against the emulation; "where the time goes" splits the
+     measured at its own share, beforehand: a prediction);
+     "linear": profile_device idle, speed_factor = SHARE (the idle machine's step time divided
+     by the share: how the bench charged before issue 34);
+     "replay": each hospital's step time as the emulation realised it (its compute seconds over
+     its steps), so what is left is the time model's own error (schedule, transfers, overlap)
+     plus the jobs' spread around their host's mean: the model's error apart from predicting
+     compute. matched minus replay is the error of predicting compute on this machine.
+     The server keeps profile_device of a measured device and speed_factor 0.2 in all three
+     (it trains nothing: its averaging is charged in FLOPs).
+  The per-round table gives the arms against the emulation; "where the time goes" splits the
   matched arm's and the emulation's seconds into each host's compute and sends.
 
 What the error is made of (the summary lines)
   - per arm: median and max abs error over all rounds of all configurations, ranking agreement
     (configurations ranked by mean round time, simulated against emulated, position by
     position), the abs error of each configuration's run time (its rounds summed: fedasync's
-    rounds are the intervals between mixes, a few ms when two pushes arrive together, so their
-    own errors can run to hundreds of % while the run's stays small), the abs error of each
+    rounds are compared in groups of as many mixes as there are hospitals: single mixes can be
+    a few ms apart, where relative errors mean nothing), the abs error of each
     hospital's compute seconds summed over the run and of its send seconds, and the signed
     compute error by CPU share (the linear arm's shows how far a share's step time is from
     idle / share; the matched arm's what is left once measured);
@@ -193,6 +203,38 @@ def calibrate(fedgrid, config, device, shares, out_csv, log_path):
         raise Failure(f"{read_text(log_path)}validate_timing: calibrate ({device}) failed with exit {rc}")
 
 
+# Schedules whose hospitals compute at the same time; in the others (fedseq's relay through the
+# server, fedcross's hospital-to-hospital relay) one hospital computes at a time.
+PARALLEL = ("fedavg", "fedasync")
+
+
+def calibrate_matched(fedgrid, config, out_csv, log_prefix):
+    """The matched arm's profile (devices here@SHARE), measured under the conditions the
+    configuration's schedule creates: for a parallel schedule the shares step at once; for a
+    relay each share steps alone, one after another (a capped process alone on the machine runs
+    slower than beside others here: bench/quota_slowdown.sh)."""
+    shares = distinct_shares(config)
+    if config["algorithm"] in PARALLEL or len(shares) == 1:
+        calibrate(fedgrid, config, "here", shares, out_csv, f"{log_prefix}.log")
+        return
+    comments, header, rows = [], None, []
+    for share in shares:
+        part = f"{out_csv}.{share_name(share)}"
+        calibrate(fedgrid, config, "here", [share], part, f"{log_prefix}-{share_name(share)}.log")
+        with open(part) as f:
+            for line in f:
+                if line.startswith("#"):
+                    if not comments or line.startswith("# conditions:"):
+                        comments.append(line)
+                elif header is None:
+                    header = line
+                elif line != header:
+                    rows.append(line)
+        os.remove(part)
+    with open(out_csv, "w") as f:
+        f.writelines(comments + ["# (the shares above measured one after another)\n", header] + rows)
+
+
 def step_times(profile_csv):
     """device -> seconds per training step, from a profile CSV."""
     with open(profile_csv) as f:
@@ -217,8 +259,46 @@ def emulate(emulator, config, out_dir, log_path):
         raise Failure(f"{read_text(log_path)}validate_timing: the emulation of {config['name']} failed (exit {rc})")
 
 
+ARMS = ("matched", "linear", "replay")
+
+
+def replay_profile(config, cdir):
+    """profile/replay.csv: each hospital's seconds per training step as the emulation realised
+    them (its compute seconds over the run / the steps it trained; fedgrid charges a trailing
+    batch pro rata, so a job counts samples / batch steps). Simulated on these, the round times
+    differ from the emulation's only by the time model and by the jobs' spread around their
+    host's mean: the model's own error, apart from predicting compute."""
+    jobs, seconds = {}, {}
+    with open(os.path.join(cdir, "emulated", "events.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["kind"] == "compute":
+                jobs[r["host"]] = jobs.get(r["host"], 0) + 1
+                seconds[r["host"]] = seconds.get(r["host"], 0.0) + float(r["end_s"]) - float(r["start_s"])
+    evals = step_evals(os.path.join(cdir, "profile", "here.csv"))
+    with open(os.path.join(cdir, "profile", "replay.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["device", "arch", "width_multiplier", "input", "classes", "batch_size", "threads", "train_step_s",
+                    "train_step_min_s", "eval_sample_s", "eval_sample_min_s", "repeats", "spread"])
+        for h in config["hospitals"]:
+            if h["name"] not in jobs:
+                raise Failure(f"validate_timing: {config['name']}: the emulation recorded no compute of {h['name']}")
+            steps = jobs[h["name"]] * config["epochs"] * h["samples"] / config["batch_size"]
+            step = seconds[h["name"]] / steps
+            ev = evals[f"here@{share_name(h['share'])}"]
+            w.writerow([f"replay-{h['name']}", config["arch"], 1, config["input"], config["classes"], config["batch_size"],
+                        1, f"{step:.9g}", f"{step:.9g}", f"{ev:.9g}", f"{ev:.9g}", jobs[h["name"]], 0])
+
+
+def step_evals(profile_csv):
+    """device -> seconds per evaluated sample, from a profile CSV."""
+    with open(profile_csv) as f:
+        rows = csv.DictReader(line for line in f if not line.startswith("#"))
+        return {r["device"]: float(r["eval_sample_s"]) for r in rows}
+
+
 def simulate(fedgrid, config, cdir, arm):
-    """fedgrid run of the configuration; arm 'matched' (here@SHARE, factor 1) or 'linear' (idle, factor SHARE)."""
+    """fedgrid run of the configuration; arm 'matched' (here@SHARE, factor 1), 'linear' (idle,
+    factor SHARE) or 'replay' (each hospital's realised step time, replay-NAME, factor 1)."""
     s = config["server"]
     tiers = os.path.join(cdir, "tiers.yaml")
     with open(tiers, "w") as f:
@@ -233,10 +313,11 @@ def simulate(fedgrid, config, cdir, arm):
         w.writerow(["name", "tier", "speed_flops", "uplink_bps", "downlink_bps", "latency_s", "profile_device",
                     "speed_factor", "samples"])
         for h in config["hospitals"]:
-            device, factor = (f"here@{share_name(h['share'])}", 1.0) if arm == "matched" else ("idle", h["share"])
+            device, factor = {"matched": (f"here@{share_name(h['share'])}", 1.0), "linear": ("idle", h["share"]),
+                              "replay": (f"replay-{h['name']}", 1.0)}[arm]
             w.writerow([h["name"], "site", "", repr(h["uplink_bps"]), repr(h["downlink_bps"]), repr(h["latency_s"]),
                         device, repr(factor), h["samples"]])
-    server_device = f"here@{share_name(distinct_shares(config)[0])}" if arm == "matched" else "idle"
+    server_device = "idle" if arm == "linear" else f"here@{share_name(distinct_shares(config)[0])}"
     scenario = os.path.join(cdir, f"{arm}.yaml")
     with open(scenario, "w") as f:
         f.write(f"""name: {config['name']}-{arm}
@@ -259,9 +340,13 @@ output: {{trace: false}}
         raise Failure(f"{read_text(log_path)}validate_timing: the {arm} simulation of {config['name']} failed (exit {rc})")
 
 
-def round_times(path):
+def round_times(path, group=1):
+    """Seconds between round ends, taking every `group`-th round's end: fedasync's rounds are
+    single mixes, a few ms apart when two pushes arrive together (ill-conditioned relative
+    errors, and an order that compute noise can swap), so its "round" here is as many mixes as
+    there are hospitals (each hospital's model mixed once, on average)."""
     with open(path) as f:
-        ends = [float(r["sim_time_s"]) for r in csv.DictReader(f)]
+        ends = [float(r["sim_time_s"]) for r in csv.DictReader(f)][group - 1::group]
     return [b - a for a, b in zip([0.0] + ends[:-1], ends)]
 
 
@@ -286,23 +371,26 @@ def median_max(values):
 
 def report(out, configs):
     """The per-round table, the breakdown and the summary lines; returns the last line's figures."""
-    arms = ("matched", "linear")
+    arms = ARMS
     errors = {a: [] for a in arms}
     totals = {a: [] for a in arms}
     means = {a: {} for a in arms + ("emulated",)}
     host_err = {(a, k): [] for a in arms for k in ("compute", "send")}
     by_share = {a: {} for a in arms}
-    print(f"{'configuration':<16} {'round':>5} {'matched s':>10} {'error':>8} {'linear s':>9} {'error':>8} {'emulated s':>11}")
+    print(f"{'configuration':<16} {'round':>5}" + "".join(f" {a + ' s':>10} {'error':>8}" for a in arms) + f" {'emulated s':>11}")
     for c in configs:
         cdir = os.path.join(out, c["name"])
-        emu = round_times(os.path.join(cdir, "emulated", "rounds.csv"))
-        sims = {a: round_times(os.path.join(cdir, a, "rounds.csv")) for a in arms}
+        group = len(c["hospitals"]) if c["algorithm"] == "fedasync" else 1
+        emu = round_times(os.path.join(cdir, "emulated", "rounds.csv"), group)
+        sims = {a: round_times(os.path.join(cdir, a, "rounds.csv"), group) for a in arms}
         for a in arms:
             if len(sims[a]) != len(emu):
                 print(f"  note: {c['name']} {a}: {len(sims[a])} simulated rounds, {len(emu)} emulated; compared the first "
                       f"{min(len(sims[a]), len(emu))}")
-        for r, (m, l, e) in enumerate(zip(sims["matched"], sims["linear"], emu), 1):
-            print(f"{c['name']:<16} {r:>5} {m:>10.3f} {pct(m, e):>+7.1f}% {l:>9.3f} {pct(l, e):>+7.1f}% {e:>11.3f}")
+        for r, e in enumerate(emu, 1):
+            cells = "".join(f" {sims[a][r - 1]:>10.3f} {pct(sims[a][r - 1], e):>+7.1f}%" if r <= len(sims[a]) else f" {'':>10} {'':>8}"
+                            for a in arms)
+            print(f"{c['name']:<16} {r:>5}{cells} {e:>11.3f}")
         for a in arms:
             errors[a] += [abs(pct(s, e)) for s, e in zip(sims[a], emu)]
             n = min(len(sims[a]), len(emu))
@@ -405,15 +493,15 @@ def main():
             os.makedirs(os.path.join(cdir, "profile"))
             with open(os.path.join(cdir, "config.json"), "w") as f:
                 json.dump(c, f, indent=1, sort_keys=True)
-            calibrate(fedgrid, c, "here", distinct_shares(c), os.path.join(cdir, "profile", "here.csv"),
-                      os.path.join(cdir, "calibrate-here.log"))
+            calibrate_matched(fedgrid, c, os.path.join(cdir, "profile", "here.csv"), os.path.join(cdir, "calibrate-here"))
             calibrate(fedgrid, c, "idle", None, os.path.join(cdir, "profile", "idle.csv"),
                       os.path.join(cdir, "calibrate-idle.log"))
             steps = {**step_times(os.path.join(cdir, "profile", "here.csv")),
                      **step_times(os.path.join(cdir, "profile", "idle.csv"))}
             print("  step s: " + ", ".join(f"{d} {t * 1e3:.2f} ms" for d, t in sorted(steps.items())), flush=True)
             emulate(emulator, c, os.path.join(cdir, "emulated"), os.path.join(cdir, "emulate.log"))
-            for arm in ("matched", "linear"):
+            replay_profile(c, cdir)
+            for arm in ARMS:
                 simulate(fedgrid, c, cdir, arm)
             print(f"  ran {c['name']}", flush=True)
             ran.append(c)
@@ -423,8 +511,7 @@ def main():
             first = ran[0]
             ddir = os.path.join(out, "drift")
             os.makedirs(ddir)
-            calibrate(fedgrid, first, "here", distinct_shares(first), os.path.join(ddir, "here.csv"),
-                      os.path.join(ddir, "calibrate-here.log"))
+            calibrate_matched(fedgrid, first, os.path.join(ddir, "here.csv"), os.path.join(ddir, "calibrate-here"))
             calibrate(fedgrid, first, "idle", None, os.path.join(ddir, "idle.csv"), os.path.join(ddir, "calibrate-idle.log"))
             before = {**step_times(os.path.join(out, first["name"], "profile", "here.csv")),
                       **step_times(os.path.join(out, first["name"], "profile", "idle.csv"))}

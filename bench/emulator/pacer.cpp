@@ -42,10 +42,11 @@ void send_paced(int fd, const std::vector<Segment>& segments, const Route& route
   size_t seg = 0;
   int64_t off = 0;
   for (int64_t sent = 0; sent < size;) {
-    const int64_t chunk = std::min(kChunkBytes, size - sent);
+    const double rate = flow.rate_bps();
+    const int64_t chunk = std::min(chunk_bytes(rate), size - sent);
     // Go on from where the previous chunk was delivered, unless that lies further back than
     // the catch-up allowance.
-    delivered = std::max(delivered, now_ns() - kCatchUpNs) + seconds_to_ns(double(chunk) * 8 / flow.rate_bps());
+    delivered = std::max(delivered, now_ns() - kCatchUpNs) + seconds_to_ns(double(chunk) * 8 / rate);
     sleep_until_ns(delivered);
     write_next(fd, segments, seg, off, chunk);
     sent += chunk;

@@ -1,5 +1,6 @@
 #pragma once
 // The sender's side of an emulated transfer: the bytes leave at the rate their path allows.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -14,9 +15,15 @@ struct Route {
 };
 
 // The pacing's unit: a flow's rate is looked up again before each chunk, so a rate change
-// (another flow starting or ending on a shared link) takes effect within one chunk. 16 KiB
-// takes 6.6 ms at 20 Mbit/s and 0.13 ms at 1 Gbit/s.
-inline constexpr int64_t kChunkBytes = 16 * 1024;
+// (another flow starting or ending on a shared link) takes effect within one chunk. A chunk
+// lasts about kChunkS at the flow's rate, between kMinChunkBytes and kChunkBytes: a fixed 16
+// KiB lasted 65 ms at a 2 Mbit/s share, and a flow kept the old rate that long after another
+// flow ended (uploads through a 5.4 Mbit/s server downlink took 10-15% longer than fedgrid's).
+inline constexpr int64_t kChunkBytes = 16 * 1024, kMinChunkBytes = 1024;
+inline constexpr double kChunkS = 0.002;
+inline int64_t chunk_bytes(double rate_bps) {
+  return std::clamp(int64_t(rate_bps * kChunkS / 8), kMinChunkBytes, kChunkBytes);
+}
 
 // A sender woken late (sleep overshoot, a throttled process) may send what it owes for up to
 // this long at once instead of losing it, as a real sender's kernel drains its socket buffer
