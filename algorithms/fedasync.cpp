@@ -72,6 +72,12 @@ const KeySet<FedAsyncSettings>& fedasync_keys() {
   return keys;
 }
 
+// alpha 0 passes the key's bounds (unifed's alpha may be 0) but would never mix anything in.
+void check_fedasync(const SetupView& setup) {
+  if (fedasync_keys().read(setup.scenario).alpha <= 0)
+    throw setup.scenario.error_at("algorithm.alpha", "fedasync needs alpha > 0");
+}
+
 // What a worker pushes: its model and the time stamp of the model it started from.
 struct Push {
   Model model;
@@ -83,7 +89,6 @@ class FedAsync : public Algorithm {
   void run(Federation& fed) override {
     const FedAsyncSettings s = fedasync_keys().read(fed.scenario());
     const AsyncSettings a = async_keys().read(fed.scenario());
-    if (s.alpha <= 0) throw fed.scenario().error_at("algorithm.alpha", "fedasync needs alpha > 0");
     const int epochs = fed.scenario().training.local_epochs;
     if (fed.done(1)) return;
 
@@ -131,13 +136,18 @@ class FedAsync : public Algorithm {
 std::vector<AlgorithmInfo> fedasync_algorithms() {
   auto keys = fedasync_keys().declarations();
   for (auto& k : async_keys().declarations()) keys.push_back(k);
-  return {{"fedasync",
-           "FedAsync (Xie et al. 2019): every hospital's model mixed in as it arrives, weighted by its staleness",
-           [] { return std::make_unique<FedAsync>(); }, AlgorithmInfo::Models::Shared, false, keys,
-           [](const Scenario&) {
-             return std::string("hospitals train on models of different versions at every instant, so there is "
-                                "no point with nothing under way to resume from");
-           }}};
+  return {{.name = "fedasync",
+           .description = "FedAsync (Xie et al. 2019): every hospital's model mixed in as it arrives, weighted by its staleness",
+           .make = [] { return std::make_unique<FedAsync>(); },
+           .models = AlgorithmInfo::Models::Shared,
+           .counts_epochs = false,
+           .keys = keys,
+           .cannot_checkpoint =
+               [](const Scenario&) {
+                 return std::string("hospitals train on models of different versions at every instant, so there is "
+                                    "no point with nothing under way to resume from");
+               },
+           .check = check_fedasync}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -20,6 +20,7 @@
 // - Under faults (faults.*): every wide value is averaged over the sub-models that arrived and
 //   hold it; a value no arrived sub-model holds, and a round where none arrived, keep the old.
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "algorithms/registry.hpp"
@@ -31,6 +32,17 @@
 namespace fedgrid::algorithms {
 namespace {
 
+// Every tier's model is a sub-model of the wide one (AlgorithmInfo::check).
+void check_submodels(const SetupView& setup) {
+  for (const auto& tier : setup.tiers) {
+    try {
+      check_submodel(setup.model, setup.tier_models.at(tier));
+    } catch (const std::invalid_argument& e) {
+      throw setup.scenario.error_at("model." + tier, e.what());
+    }
+  }
+}
+
 class SubModelRounds : public Algorithm {
  public:
   explicit SubModelRounds(bool rolling) : rolling_(rolling) {}
@@ -39,15 +51,9 @@ class SubModelRounds : public Algorithm {
     const auto& sc = fed.scenario();
     Model global = fed.init_model();
     // Which wide values each tier's sub-model holds: fixed for HeteroFL, rolled every round for
-    // FedRolex. Building round 1's maps also checks every tier's model is a sub-model.
+    // FedRolex (every tier's model is a sub-model: check_submodels).
     std::map<std::string, std::vector<int64_t>> index;
-    for (const auto& tier : fed.tiers()) {
-      try {
-        index[tier] = submodel_index(global.spec, fed.tier_spec(tier), 0);
-      } catch (const std::invalid_argument& e) {
-        throw sc.error_at("model." + tier, e.what());
-      }
-    }
+    for (const auto& tier : fed.tiers()) index[tier] = submodel_index(global.spec, fed.tier_spec(tier), 0);
     for (int round = fed.first_round({{"global", global}}); !fed.done(round); ++round) {
       if (rolling_ && round > 1)
         for (const auto& tier : fed.tiers()) index[tier] = submodel_index(global.spec, fed.tier_spec(tier), round - 1);
@@ -80,10 +86,17 @@ class SubModelRounds : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> heterofl_algorithms() {
-  return {{"heterofl", "HeteroFL (Diao et al. 2021): each tier trains the first ceil(r*K) channels of the wide model (model.<tier>), per-value averaging",
-           [] { return std::make_unique<SubModelRounds>(false); }, AlgorithmInfo::Models::PerTier},
-          {"fedrolex", "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round",
-           [] { return std::make_unique<SubModelRounds>(true); }, AlgorithmInfo::Models::PerTier}};
+  return {{.name = "heterofl",
+           .description = "HeteroFL (Diao et al. 2021): each tier trains the first ceil(r*K) channels of the wide model "
+                          "(model.<tier>), per-value averaging",
+           .make = [] { return std::make_unique<SubModelRounds>(false); },
+           .models = AlgorithmInfo::Models::PerTier,
+           .check = check_submodels},
+          {.name = "fedrolex",
+           .description = "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round",
+           .make = [] { return std::make_unique<SubModelRounds>(true); },
+           .models = AlgorithmInfo::Models::PerTier,
+           .check = check_submodels}};
 }
 
 }  // namespace fedgrid::algorithms

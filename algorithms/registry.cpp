@@ -107,7 +107,13 @@ RunSummary run_algorithm(const Scenario& s, const RunOptions& options) {
   const AlgorithmInfo& algorithm = *find_algorithm(s.algorithm.name);
   RunOptions with_columns = options;
   with_columns.round_columns = algorithm.round_columns, with_columns.hospital_columns = algorithm.hospital_columns;
+  with_columns.check = algorithm.check;
   return run_scenario(s, with_columns, [&](Federation& fed) { algorithm.make()->run(fed); });
+}
+
+void validate_algorithm(const Scenario& s) {
+  check_algorithm(s);
+  set_up_only(s, find_algorithm(s.algorithm.name)->check);
 }
 
 }  // namespace fedgrid::algorithms

@@ -35,6 +35,10 @@ struct AlgorithmInfo {
   // Its own columns after the standard ones of rounds.csv and hospitals.csv (Federation::note);
   // none for most algorithms, whose files keep the standard columns only.
   std::vector<std::string> round_columns = {}, hospital_columns = {};
+  // Its requirements of the scenario beyond what its keys' bounds say, checked once the run is
+  // set up (every model's shape known) by `fedgrid validate` and `fedgrid run` alike; throws
+  // InputError naming the key (Scenario::error_at). run() trusts them. Empty: none.
+  std::function<void(const SetupView&)> check = {};
 };
 
 const std::vector<AlgorithmInfo>& registry();
@@ -48,7 +52,11 @@ void install_algorithm_keys();
 // per tier, per hospital), local_steps only where the algorithm sizes work in mini-batches.
 // Throws InputError naming the key.
 void check_algorithm(const Scenario& scenario);
-// Checks the scenario (check_algorithm, then check_scenario) and runs it with its algorithm.
+// Checks the scenario (check_algorithm, then check_scenario, then the algorithm's own check once
+// the run is set up) and runs it with its algorithm.
 RunSummary run_algorithm(const Scenario& scenario, const RunOptions& options = {});
+// `fedgrid validate`: check_algorithm, then the set-up run_algorithm goes through
+// (fedgrid::set_up_only) with the algorithm's own check, and nothing runs. Throws InputError.
+void validate_algorithm(const Scenario& scenario);
 
 }  // namespace fedgrid::algorithms

@@ -13,12 +13,16 @@ std::invalid_argument mismatch(const models::ModelSpec& wide, const models::Mode
 
 }  // namespace
 
-std::vector<int64_t> submodel_index(const models::ModelSpec& wide, const models::ModelSpec& narrow, int64_t offset) {
+void check_submodel(const models::ModelSpec& wide, const models::ModelSpec& narrow) {
   if (wide.arch != narrow.arch || wide.channels != narrow.channels || wide.height != narrow.height ||
       wide.width != narrow.width || wide.num_classes != narrow.num_classes)
     throw mismatch(wide, narrow, "a sub-model needs the same architecture, input and classes");
   if (narrow.width_multiplier > wide.width_multiplier)
     throw mismatch(wide, narrow, "it is wider");
+}
+
+std::vector<int64_t> submodel_index(const models::ModelSpec& wide, const models::ModelSpec& narrow, int64_t offset) {
+  check_submodel(wide, narrow);
   const auto wide_layout = models::state_layout(wide), narrow_layout = models::state_layout(narrow);
   std::vector<int64_t> index;
   index.reserve(size_t(models::model_cost(narrow).state_values));

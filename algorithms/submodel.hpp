@@ -16,6 +16,8 @@ namespace fedgrid::algorithms {
 // classes and kernel taps map one to one. Throws std::invalid_argument when the two specs are
 // not the same architecture on the same data, or the narrow one is wider.
 std::vector<int64_t> submodel_index(const models::ModelSpec& wide, const models::ModelSpec& narrow, int64_t offset);
+// What submodel_index throws for, checked alone (cheap: no index is built).
+void check_submodel(const models::ModelSpec& wide, const models::ModelSpec& narrow);
 
 // The narrow model cut out of `wide` (shape only when `wide` holds no state).
 Model extract_submodel(const Model& wide, const models::ModelSpec& narrow, const std::vector<int64_t>& index);

@@ -3,6 +3,8 @@
 // roster, data files, compute profile, surrogate, fault traces, models' shapes, the Federation)
 // and stops before the first simulated event. For every input error run can raise at set-up,
 // both commands must exit 2 with the same "fedgrid: error:" line, naming the file and the key.
+// That includes what the algorithm requires once the models' shapes are known
+// (algorithms::AlgorithmInfo::check), which run() then trusts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +83,24 @@ const std::string kXml = xml(kServer + kClinics, kRoutes);
 const char* kXmlPlatform = "platform: {xml: $D/p.xml}\n";
 
 const char* kOwnTiers = "platform:\n  tiers: $D/tiers.yaml\n  hospitals: [{count: 2, tier: hosp}]\n";
+
+// Timing-only data of 16x16 and 28x28 (the cnn's smallest input, the carpefl net's), and
+// real-training data of 28x28.
+const char* kTimingData16 = "data: {dataset: synthetic, samples_per_hospital: 50, synthetic: {train_samples: 100, "
+                            "test_samples: 20, height: 16, width: 16}}\n";
+const char* kTimingData28 = "data: {dataset: synthetic, samples_per_hospital: 50, synthetic: {train_samples: 100, "
+                            "test_samples: 20, height: 28, width: 28}}\n";
+const char* kTrainingData28 =
+    "data: {dataset: synthetic, synthetic: {train_samples: 100, test_samples: 20, height: 28, width: 28}}\n";
+// A catalog of a server tier and one hospital tier that no algorithm knows by name.
+const std::string kTier = "{speed_flops: 1e9, cores: 1, memory_gb: 1, uplink_bps: 1e6, downlink_bps: 1e6, "
+                          "latency_s: 0.01, power_idle_w: 1, power_max_w: 2}";
+const std::string kHospTiers = "tiers:\n  cloud: " + kTier + "\n  hosp: " + kTier + "\n";
+const char* kHospPlatform =
+    "platform:\n  tiers: $D/tiers.yaml\n  server: {tier: cloud}\n  hospitals: [{count: 2, tier: hosp}]\n";
+
+// `extra` after the timing-only mode.
+std::string timing_only(const std::string& extra) { return kTimingOnly + extra; }
 
 struct Case {
   std::string name;
@@ -256,6 +276,75 @@ std::vector<Case> cases() {
        "key 'platform.hospitals[0].model': input 1x12x12 is too small for model arch 'vgg11'"},
       {"tier-model-with-fedavg", {}, scenario(kStarPlatform, kTimingOnly, kTimingData, "model: {arch: mlp, weak: cnn}\n"),
        "key 'model.weak': algorithm 'fedavg' trains one model for every hospital"},
+
+      // ---- algorithms' own requirements (AlgorithmInfo::check, once the models' shapes are known)
+      {"carpefl-other-model", {}, scenario(kStarPlatform, timing_only("algorithm: {name: carpefl}\n")),
+       "key 'model.arch': algorithm 'carpefl' trains its own network: set model.arch: carpefl (got 'mlp')"},
+      {"carpefl-timing-only", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: fedcsl_inspired}\n"), kTimingData28,
+                "model: {arch: carpefl}\n"),
+       "key 'training.mode': algorithm 'fedcsl_inspired' fits graphs to real latent statistics: it needs real training"},
+      {"carpefl-more-clusters-than-hospitals", {},
+       scenario(kStarPlatform, "algorithm: {name: carpefl, clusters: 4}\n", kTrainingData28, "model: {arch: carpefl}\n"),
+       "key 'algorithm.clusters': more clusters than hospitals"},
+      {"fedasync-alpha-0", {}, scenario(kStarPlatform, timing_only("algorithm: {name: fedasync, alpha: 0}\n")),
+       "key 'algorithm.alpha': fedasync needs alpha > 0"},
+      {"fedskd-stage-counts-differ", {},
+       scenario("platform:\n  hospitals: [{count: 2, tier: weak}, {count: 1, tier: strong, model: resnet10}]\n",
+                timing_only("algorithm: {name: fedskd}\n"), kTimingData16, "model: {arch: cnn}\n"),
+       "key 'model': fedskd distils stage by stage, so every hospital's model needs as many stages: weak-1's has 2, "
+       "strong-1's resnet10 has 4"},
+      {"fedskd-no-such-stage", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: fedskd, skd_layers: [1, 3]}\n"), kTimingData16,
+                "model: {arch: cnn}\n"),
+       "key 'algorithm.skd_layers': stage 3 does not exist: the models have 2 stages (1..2)"},
+      {"fedskd-no-similarity-level", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: fedskd, skd_batch: false, skd_pixel: false}\n"),
+                kTimingData16, "model: {arch: cnn}\n"),
+       "key 'algorithm.skd_batch': fedskd needs a similarity level"},
+      {"fedskd-persistent-adam-without-adam", {},
+       scenario(kStarPlatform, "training: {mode: timing-only, optimizer: sgd}\nalgorithm: {name: fedskd, persistent_adam: true}\n",
+                kTimingData16, "model: {arch: cnn}\n"),
+       "key 'algorithm.persistent_adam': keeps Adam's state, so it needs training.optimizer: adam, got 'sgd'"},
+      {"fedskd-pipelined-under-faults", {},
+       scenario(kStarPlatform,
+                timing_only("algorithm: {name: fedskd, schedule: pipelined}\nfaults: {offline_probability: 0.2}\n"),
+                kTimingData16, "model: {arch: cnn}\n"),
+       "key 'algorithm.schedule': the pipelined schedule cannot run under faults.*"},
+      {"feddf-no-server-share", {}, scenario(kStarPlatform, timing_only("algorithm: {name: feddf}\n")),
+       "key 'data.server_share': feddf distils at the server"},
+      {"unifed-no-server-share", {}, scenario(kStarPlatform, timing_only("algorithm: {name: unifed}\n")),
+       "key 'data.server_share': algorithm 'unifed' trains at the server"},
+      {"unifed-server-only-no-server-share", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: unifed_server_only}\n")),
+       "key 'data.server_share': algorithm 'unifed' trains at the server"},
+      {"unifed-authors-code-without-sgd", {},
+       scenario(kStarPlatform, "training: {mode: timing-only, optimizer: adam}\nalgorithm: {name: unifed, variant: "
+                               "authors_code}\n"),
+       "key 'training.optimizer': unifed's variant authors_code keeps SGD's momentum buffers"},
+      {"dynamicfl-tier-without-budget", {{"tiers.yaml", kHospTiers}},
+       scenario(kHospPlatform, timing_only("algorithm: {name: dynamicfl}\n")),
+       "key 'algorithm.expansions': no budget for tier 'hosp' (dynamicfl knows weak, medium, strong)"},
+      {"dynamicfl-budget-beyond-the-model", {}, scenario(kStarPlatform, timing_only("algorithm: {name: dynamicfl}\n")),
+       "key 'algorithm.expansions.strong': 2 grown convs asked, but model 'mlp' has 0 KxK convs"},
+      {"dynamicfl-budget-change-beyond-the-model", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: dynamicfl, expansions: {strong: 0}, budget_changes: "
+                                           "[{round: 2, tier: weak, expansions: 1}]}\n")),
+       "key 'algorithm.budget_changes[0].expansions': more grown convs than model 'mlp' has (0)"},
+      {"inclusivefl-not-vgg", {}, scenario(kStarPlatform, timing_only("algorithm: {name: inclusivefl}\n")),
+       "key 'model.weak': inclusivefl: model arch 'mlp' is not VGG-style"},
+      {"inclusivefl-not-one-family", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: inclusivefl}\n"), kTimingData28,
+                "model: {arch: vgg5, weak: vgg8}\n"),
+       "key 'model': inclusivefl: "},
+      {"heterofl-tier-model-wider", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: heterofl}\n"), kTimingData,
+                "model: {arch: mlp, width_multiplier: 0.5, strong: {width_multiplier: 1}}\n"),
+       "key 'model.strong': 'mlp' is not a sub-model of 'mlp x0.5': it is wider"},
+      {"fedrolex-tier-model-of-another-arch", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: fedrolex}\n"), kTimingData, "model: {arch: mlp, weak: mlp4}\n"),
+       "key 'model.weak': 'mlp4' is not a sub-model of 'mlp': a sub-model needs the same architecture"},
+
       {"cuda-without-cuda", {},
        scenario(kStarPlatform, "training: {device: cuda}\n",
                 "data: {dataset: synthetic, synthetic: {train_samples: 100, test_samples: 20, height: 12, width: 12}}\n"),

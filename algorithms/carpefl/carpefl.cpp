@@ -84,6 +84,19 @@ const KeySet<CarpeflSettings>& carpefl_keys() {
   return keys;
 }
 
+// What carpefl and its baseline need of the scenario (AlgorithmInfo::check).
+void check_carpefl(const SetupView& setup) {
+  const Scenario& sc = setup.scenario;
+  if (sc.model.arch != "carpefl")
+    throw sc.error_at("model.arch", "algorithm '" + sc.algorithm.name +
+                                        "' trains its own network: set model.arch: carpefl (got '" + sc.model.arch + "')");
+  if (sc.training.timing_only)
+    throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name +
+                                            "' fits graphs to real latent statistics: it needs real training");
+  if (carpefl_keys().read(sc).clusters > int(setup.hospitals.size()))
+    throw sc.error_at("algorithm.clusters", "more clusters than hospitals");
+}
+
 float logit(double p) {
   p = std::clamp(p, 0.05, 0.95);
   return float(std::log(p / (1 - p)));
@@ -101,12 +114,6 @@ class CarpeFL : public Algorithm {
   void run(Federation& fed) override {
     const Scenario& sc = fed.scenario();
     const CarpeflSettings a = carpefl_keys().read(sc);
-    if (sc.model.arch != "carpefl")
-      throw sc.error_at("model.arch", "algorithm '" + sc.algorithm.name +
-                                          "' trains its own network: set model.arch: carpefl (got '" + sc.model.arch + "')");
-    if (sc.training.timing_only)
-      throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name +
-                                              "' fits graphs to real latent statistics: it needs real training");
     const int64_t d = models::kCausalNet.latents;
     carpefl::StructureSettings structure_settings;
     structure_settings.notears.lambda = a.sparsity;
@@ -116,7 +123,6 @@ class CarpeFL : public Algorithm {
 
     const std::vector<Hospital*> all = fed.hospitals();
     const size_t n = all.size();
-    if (a.clusters > int(n)) throw sc.error_at("algorithm.clusters", "more clusters than hospitals");
     Model init = fed.init_model();
     parts_ = models::causal_net_parts(init.spec);
     init.weights[size_t(parts_.balance.offset)] = inject_ ? float(a.gate_balance) : 1.0f;
@@ -273,17 +279,24 @@ class CarpeFL : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> carpefl_algorithms() {
-  return {{"carpefl",
-           "CarPe-FL (Shin et al. 2026): NOTEARS latent graphs from hospitals' latent statistics, SHD clusters, "
-           "backbone-masked graph attention, cluster-wise averaging, personal heads (model.arch: carpefl)",
-           [] { return std::make_unique<CarpeFL>(true); }, AlgorithmInfo::Models::Shared, true,
-           carpefl_keys().declarations()},
-          {"fedcsl_inspired",
-           "CarPe-FL's FedCSL-inspired baseline (Shin et al. 2026): the same statistics and server graph fits, one "
-           "global graph, not injected: the graph module runs over the complete graph, gates 1, personal heads "
-           "(model.arch: carpefl)",
-           [] { return std::make_unique<CarpeFL>(false); }, AlgorithmInfo::Models::Shared, true,
-           carpefl_keys().declarations()}};
+  return {{.name = "carpefl",
+           .description = "CarPe-FL (Shin et al. 2026): NOTEARS latent graphs from hospitals' latent statistics, SHD "
+                          "clusters, backbone-masked graph attention, cluster-wise averaging, personal heads "
+                          "(model.arch: carpefl)",
+           .make = [] { return std::make_unique<CarpeFL>(true); },
+           .models = AlgorithmInfo::Models::Shared,
+           .counts_epochs = true,
+           .keys = carpefl_keys().declarations(),
+           .check = check_carpefl},
+          {.name = "fedcsl_inspired",
+           .description = "CarPe-FL's FedCSL-inspired baseline (Shin et al. 2026): the same statistics and server graph "
+                          "fits, one global graph, not injected: the graph module runs over the complete graph, gates "
+                          "1, personal heads (model.arch: carpefl)",
+           .make = [] { return std::make_unique<CarpeFL>(false); },
+           .models = AlgorithmInfo::Models::Shared,
+           .counts_epochs = true,
+           .keys = carpefl_keys().declarations(),
+           .check = check_carpefl}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -90,13 +90,34 @@ const KeySet<DynamicFLSettings>& dynamicfl_keys() {
   return keys;
 }
 
+// Every tier present has a budget, and no budget grows more convs than the model has.
+void check_budgets(const SetupView& setup) {
+  const auto& sc = setup.scenario;
+  const DynamicFLSettings settings = dynamicfl_keys().read(sc);
+  const auto expansions = settings.expansions();
+  const auto& budget_changes = settings.budget_changes;
+  const int sites = int(models::conv_sites(setup.model).size());
+  for (const auto& tier : setup.tiers) {
+    if (!expansions.count(tier))
+      throw sc.error_at("algorithm.expansions", "no budget for tier '" + tier + "' (dynamicfl knows weak, medium, strong)");
+    if (expansions.at(tier) > sites)
+      throw sc.error_at("algorithm.expansions." + tier,
+                        std::to_string(expansions.at(tier)) + " grown convs asked, but model '" +
+                            models::spec_label(setup.model) + "' has " + std::to_string(sites) + " KxK convs");
+  }
+  for (size_t i = 0; i < budget_changes.size(); ++i)
+    if (budget_changes[i].expansions > sites)
+      throw sc.error_at("algorithm.budget_changes[" + std::to_string(i) + "].expansions",
+                        "more grown convs than model '" + models::spec_label(setup.model) + "' has (" +
+                            std::to_string(sites) + ")");
+}
+
 class DynamicFL : public Algorithm {
  public:
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     settings_ = dynamicfl_keys().read(sc);
     Model global = fed.init_model();
-    check_budgets(fed, global);
     // What each hospital remembers from its last round: convs grown and their local salience.
     const size_t n = fed.hospitals().size();
     std::vector<int> last_grown(n, 0);
@@ -153,34 +174,20 @@ class DynamicFL : public Algorithm {
     return k;
   }
 
-  void check_budgets(Federation& fed, const Model& global) const {
-    const auto& sc = fed.scenario();
-    const auto expansions = settings_.expansions();
-    const auto& budget_changes = settings_.budget_changes;
-    const int sites = int(models::conv_sites(global.spec).size());
-    for (const auto& tier : fed.tiers()) {
-      if (!expansions.count(tier))
-        throw sc.error_at("algorithm.expansions", "no budget for tier '" + tier + "' (dynamicfl knows weak, medium, strong)");
-      if (expansions.at(tier) > sites)
-        throw sc.error_at("algorithm.expansions." + tier,
-                          std::to_string(expansions.at(tier)) + " grown convs asked, but model '" +
-                              models::spec_label(global.spec) + "' has " + std::to_string(sites) + " KxK convs");
-    }
-    for (size_t i = 0; i < budget_changes.size(); ++i)
-      if (budget_changes[i].expansions > sites)
-        throw sc.error_at("algorithm.budget_changes[" + std::to_string(i) + "].expansions",
-                          "more grown convs than model '" + models::spec_label(global.spec) + "' has (" +
-                              std::to_string(sites) + ")");
-  }
-
   DynamicFLSettings settings_;
 };
 
 }  // namespace
 
 std::vector<AlgorithmInfo> dynamicfl_algorithms() {
-  return {{"dynamicfl", "DynamicFL (Zhang et al. 2025): each tier grows its budget of convs into diverse-branch blocks, trains, folds back exactly; plain-model averaging",
-           [] { return std::make_unique<DynamicFL>(); }, AlgorithmInfo::Models::Shared, true, dynamicfl_keys().declarations()}};
+  return {{.name = "dynamicfl",
+           .description = "DynamicFL (Zhang et al. 2025): each tier grows its budget of convs into diverse-branch "
+                          "blocks, trains, folds back exactly; plain-model averaging",
+           .make = [] { return std::make_unique<DynamicFL>(); },
+           .models = AlgorithmInfo::Models::Shared,
+           .counts_epochs = true,
+           .keys = dynamicfl_keys().declarations(),
+           .check = check_budgets}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -49,13 +49,17 @@ const KeySet<FedDFSettings>& feddf_keys() {
   return keys;
 }
 
+void check_feddf(const SetupView& setup) {
+  if (setup.server_train_samples == 0)
+    throw setup.scenario.error_at("data.server_share",
+                                  "feddf distils at the server: give the server a share of the data (e.g. 0.05)");
+}
+
 class FedDF : public Algorithm {
  public:
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     const FedDFSettings own = feddf_keys().read(sc);
-    if (fed.server_data().train.empty())
-      throw sc.error_at("data.server_share", "feddf distils at the server: give the server a share of the data (e.g. 0.05)");
     // One model per architecture, by label; the tiers' choices and the server's own.
     std::map<std::string, Model> models;
     const Model server_model = fed.init_model();
@@ -113,8 +117,14 @@ class FedDF : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> feddf_algorithms() {
-  return {{"feddf", "FedDF (Lin et al. 2020): per-architecture FedAvg, then the ensemble of all client models distilled into each on the server's unlabelled data",
-           [] { return std::make_unique<FedDF>(); }, AlgorithmInfo::Models::PerTier, false, feddf_keys().declarations()}};
+  return {{.name = "feddf",
+           .description = "FedDF (Lin et al. 2020): per-architecture FedAvg, then the ensemble of all client models "
+                          "distilled into each on the server's unlabelled data",
+           .make = [] { return std::make_unique<FedDF>(); },
+           .models = AlgorithmInfo::Models::PerTier,
+           .counts_epochs = false,
+           .keys = feddf_keys().declarations(),
+           .check = check_feddf}};
 }
 
 }  // namespace fedgrid::algorithms

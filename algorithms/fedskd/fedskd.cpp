@@ -83,6 +83,36 @@ const KeySet<FedSkdSettings>& fedskd_keys() {
   return keys;
 }
 
+// What fedskd needs of the scenario (AlgorithmInfo::check): models of as many stages, the
+// stages it distils among them, a similarity level, Adam where it keeps Adam's state, no faults
+// under the pipelined schedule.
+void check_fedskd(const SetupView& setup) {
+  const Scenario& sc = setup.scenario;
+  const FedSkdSettings a = fedskd_keys().read(sc);
+  const auto& first = setup.hospitals.front();
+  const size_t stages = models::feature_taps(first.model).size();
+  for (const auto& h : setup.hospitals)
+    if (models::feature_taps(h.model).size() != stages)
+      throw sc.error_at("model", "fedskd distils stage by stage, so every hospital's model needs as many stages: " +
+                                     first.name + "'s has " + std::to_string(stages) + ", " + h.name + "'s " +
+                                     models::spec_label(h.model) + " has " +
+                                     std::to_string(models::feature_taps(h.model).size()));
+  for (int l : a.skd_layers)
+    if (l < 1 || size_t(l) > stages)
+      throw sc.error_at("algorithm.skd_layers", "stage " + std::to_string(l) + " does not exist: the models have " +
+                                                    std::to_string(stages) + " stages (1.." + std::to_string(stages) +
+                                                    ")");
+  if (!a.skd_batch && !a.skd_pixel && a.gamma > 0)
+    throw sc.error_at("algorithm.skd_batch", "fedskd needs a similarity level: set skd_batch or skd_pixel (or gamma: 0)");
+  if (a.persistent_adam && sc.training.optimizer != "adam")
+    throw sc.error_at("algorithm.persistent_adam",
+                      "keeps Adam's state, so it needs training.optimizer: adam, got '" + sc.training.optimizer + "'");
+  if (a.schedule == "pipelined" && sc.faults.any())
+    throw sc.error_at("algorithm.schedule",
+                      "the pipelined schedule cannot run under faults.* (a hospital waiting for a model that will not "
+                      "come has no round to go on with): use schedule: barrier");
+}
+
 class FedSkd : public Algorithm {
  public:
   void run(Federation& fed) override {
@@ -90,15 +120,7 @@ class FedSkd : public Algorithm {
     hospitals_ = fed.hospitals();
     for (Hospital* h : hospitals_) dams_.push_back(fed.init_hospital_model(*h));
     plan_ = skd_plan(fed);
-    if (settings_.persistent_adam && fed.scenario().training.optimizer != "adam")
-      throw fed.scenario().error_at("algorithm.persistent_adam",
-                                    "keeps Adam's state, so it needs training.optimizer: adam, got '" +
-                                        fed.scenario().training.optimizer + "'");
     if (settings_.persistent_adam) adam_.resize(hospitals_.size());
-    if (settings_.schedule == "pipelined" && fed.scenario().faults.any())
-      throw fed.scenario().error_at("algorithm.schedule",
-                                    "the pipelined schedule cannot run under faults.* (a hospital waiting for a model "
-                                    "that will not come has no round to go on with): use schedule: barrier");
     if (settings_.schedule == "pipelined") run_pipelined(fed);
     else run_barrier(fed);
   }
@@ -167,30 +189,14 @@ class FedSkd : public Algorithm {
     return from;
   }
 
+  // check_fedskd has seen that every model has as many stages and skd_layers names stages of them.
   SkdPlan skd_plan(Federation& fed) const {
-    const auto& sc = fed.scenario();
     const auto& a = settings_;
     const size_t stages = models::feature_taps(fed.hospital_spec(*hospitals_.front())).size();
-    for (Hospital* h : hospitals_) {
-      const auto spec = fed.hospital_spec(*h);
-      if (models::feature_taps(spec).size() != stages)
-        throw sc.error_at("model", "fedskd distils stage by stage, so every hospital's model needs as many stages: " +
-                                       hospitals_.front()->name() + "'s has " + std::to_string(stages) + ", " +
-                                       h->name() + "'s " + models::spec_label(spec) + " has " +
-                                       std::to_string(models::feature_taps(spec).size()));
-    }
     SkdPlan plan{a.gamma, a.skd_batch, a.skd_pixel, {}};
-    for (int l : a.skd_layers) {
-      if (l < 1 || size_t(l) > stages)
-        throw sc.error_at("algorithm.skd_layers", "stage " + std::to_string(l) + " does not exist: the models have " +
-                                                      std::to_string(stages) + " stages (1.." +
-                                                      std::to_string(stages) + ")");
-      plan.layers.push_back(l - 1);
-    }
+    for (int l : a.skd_layers) plan.layers.push_back(l - 1);
     if (a.skd_layers.empty())
       for (size_t l = 0; l < stages; ++l) plan.layers.push_back(int(l));
-    if (!plan.batch_level && !plan.pixel_level && plan.gamma > 0)
-      throw sc.error_at("algorithm.skd_batch", "fedskd needs a similarity level: set skd_batch or skd_pixel (or gamma: 0)");
     return plan;
   }
 
@@ -204,14 +210,21 @@ class FedSkd : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> fedskd_algorithms() {
-  return {{"fedskd", "FedSKD (Weng et al. 2025): serverless; each round a permutation sends copies of hospitals' models peer to peer, each trains its own with the received one by similarity distillation",
-           [] { return std::make_unique<FedSkd>(); }, AlgorithmInfo::Models::PerHospital, false, fedskd_keys().declarations(),
-           [](const Scenario& s) {
-             return fedskd_keys().read(s).schedule == "pipelined"
-                        ? std::string("in the pipelined schedule hospitals are always in different rounds, with "
-                                      "models in flight (algorithm.schedule: barrier can be)")
-                        : std::string();
-           }}};
+  return {{.name = "fedskd",
+           .description = "FedSKD (Weng et al. 2025): serverless; each round a permutation sends copies of hospitals' "
+                          "models peer to peer, each trains its own with the received one by similarity distillation",
+           .make = [] { return std::make_unique<FedSkd>(); },
+           .models = AlgorithmInfo::Models::PerHospital,
+           .counts_epochs = false,
+           .keys = fedskd_keys().declarations(),
+           .cannot_checkpoint =
+               [](const Scenario& s) {
+                 return fedskd_keys().read(s).schedule == "pipelined"
+                            ? std::string("in the pipelined schedule hospitals are always in different rounds, with "
+                                          "models in flight (algorithm.schedule: barrier can be)")
+                            : std::string();
+               },
+           .check = check_fedskd}};
 }
 
 }  // namespace fedgrid::algorithms

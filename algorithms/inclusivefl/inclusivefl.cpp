@@ -40,7 +40,9 @@
 //   whose depths did not train.
 // Server work charged on the server host: a multiply and an add per value combined.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <stdexcept>
 
 #include "algorithms/inclusivefl/depth_family.hpp"
 #include "algorithms/inclusivefl/layerwise_aggregation.hpp"
@@ -74,31 +76,40 @@ struct Depth {
   std::vector<std::string> tiers;
 };
 
-std::vector<Depth> depths_of(Federation& fed) {
+// Tiers with the same model share a depth. check_inclusivefl has seen that every model is a
+// VGG-style depth of one family.
+std::vector<Depth> depths_of(const std::vector<std::string>& tiers,
+                             const std::function<models::ModelSpec(const std::string&)>& spec_of) {
   std::vector<Depth> depths;
-  for (const auto& tier : fed.tiers()) {
-    const models::ModelSpec spec = fed.tier_spec(tier);
+  for (const auto& tier : tiers) {
+    const models::ModelSpec spec = spec_of(tier);
     auto same = std::find_if(depths.begin(), depths.end(), [&](const Depth& d) { return d.spec == spec; });
-    if (same != depths.end()) {
-      same->tiers.push_back(tier);
-      continue;
-    }
-    try {
-      depths.push_back({spec, inclusivefl::depth_layers(spec), {tier}});
-    } catch (const std::invalid_argument& e) {
-      throw fed.scenario().error_at("model." + tier, std::string("inclusivefl: ") + e.what());
-    }
+    if (same != depths.end()) same->tiers.push_back(tier);
+    else depths.push_back({spec, inclusivefl::depth_layers(spec), {tier}});
   }
   std::stable_sort(depths.begin(), depths.end(),
                    [](const Depth& a, const Depth& b) { return a.layers.convs < b.layers.convs; });
+  return depths;
+}
+
+// Every tier's model a VGG-style net, and the depths one family (AlgorithmInfo::check).
+void check_inclusivefl(const SetupView& setup) {
+  const Scenario& sc = setup.scenario;
+  for (const auto& tier : setup.tiers) {
+    try {
+      inclusivefl::depth_layers(setup.tier_models.at(tier));
+    } catch (const std::invalid_argument& e) {
+      throw sc.error_at("model." + tier, std::string("inclusivefl: ") + e.what());
+    }
+  }
   std::vector<models::ModelSpec> specs;
-  for (const auto& d : depths) specs.push_back(d.spec);
+  for (const auto& d : depths_of(setup.tiers, [&](const std::string& tier) { return setup.tier_models.at(tier); }))
+    specs.push_back(d.spec);
   try {
     inclusivefl::check_depth_family(specs);
   } catch (const std::invalid_argument& e) {
-    throw fed.scenario().error_at("model", std::string("inclusivefl: ") + e.what());
+    throw sc.error_at("model", std::string("inclusivefl: ") + e.what());
   }
-  return depths;
 }
 
 // Each depth's initial model, its conv layers copied from the deepest model's.
@@ -122,7 +133,8 @@ class InclusiveFL : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     const double beta = inclusivefl_keys().read(sc).momentum_beta;
-    const std::vector<Depth> depths = depths_of(fed);
+    const std::vector<Depth> depths =
+        depths_of(fed.tiers(), [&](const std::string& tier) { return fed.tier_spec(tier); });
     std::map<std::string, size_t> depth_of_tier;
     for (size_t g = 0; g < depths.size(); ++g)
       for (const auto& tier : depths[g].tiers) depth_of_tier[tier] = g;
@@ -156,11 +168,14 @@ class InclusiveFL : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> inclusivefl_algorithms() {
-  return {{"inclusivefl",
-           "InclusiveFL (Liu et al. 2022): tiers train depths of one VGG family (model.<tier>), layers averaged over the "
-           "depths that share them, momentum distillation into shallower top layers",
-           [] { return std::make_unique<InclusiveFL>(); }, AlgorithmInfo::Models::PerTier, false,
-           inclusivefl_keys().declarations()}};
+  return {{.name = "inclusivefl",
+           .description = "InclusiveFL (Liu et al. 2022): tiers train depths of one VGG family (model.<tier>), layers "
+                          "averaged over the depths that share them, momentum distillation into shallower top layers",
+           .make = [] { return std::make_unique<InclusiveFL>(); },
+           .models = AlgorithmInfo::Models::PerTier,
+           .counts_epochs = false,
+           .keys = inclusivefl_keys().declarations(),
+           .check = check_inclusivefl}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -104,12 +104,15 @@ class ServerValidationLoss : public ServerWork {
 // The server's own visit: its copy of the global model trained on D^S like a hospital's.
 Model train_on_server_share(Federation& fed, const Model& global, const StoppingRule& rule,
                             MomentumBuffers* momentum) {
-  const auto& d = fed.server_data();
-  if (d.train.empty() || d.val.empty())
-    throw fed.scenario().error_at("data.server_share",
+  return fed.train_on_server(global, ValidatedVisit(rule, momentum)).model;
+}
+
+// Both unifed and its control train at the server (train_on_server_share).
+void check_server_share(const SetupView& setup) {
+  if (setup.server_train_samples == 0 || setup.server_val_samples == 0)
+    throw setup.scenario.error_at("data.server_share",
                                   "algorithm 'unifed' trains at the server: give the server a share of the data "
                                   "(e.g. 0.05) large enough for train and val samples");
-  return fed.train_on_server(global, ValidatedVisit(rule, momentum)).model;
 }
 
 struct UniFedSettings {
@@ -163,15 +166,20 @@ const KeySet<UniFedSettings>& server_only_keys() {
   return keys;
 }
 
+void check_unifed(const SetupView& setup) {
+  const Scenario& sc = setup.scenario;
+  if (unifed_keys().read(sc).variant == "authors_code" && sc.training.optimizer != "sgd")
+    throw sc.error_at("training.optimizer", "unifed's variant authors_code keeps SGD's momentum buffers across "
+                                            "visits, as the authors' code does: use sgd");
+  check_server_share(setup);
+}
+
 class UniFed : public Algorithm {
  public:
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     const UniFedSettings a = unifed_keys().read(sc);
     const bool authors_code = a.variant == "authors_code";
-    if (authors_code && sc.training.optimizer != "sgd")
-      throw sc.error_at("training.optimizer", "unifed's variant authors_code keeps SGD's momentum buffers across "
-                                              "visits, as the authors' code does: use sgd");
     const StoppingRule rule{a.patience, a.max_epochs, a.min_delta, !authors_code};
     const auto hospitals = fed.hospitals();
     Model global = fed.init_model();
@@ -287,13 +295,22 @@ class ServerShareOnly : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> unifed_algorithms() {
-  return {{"unifed", "UniFed (Hassani & Rekik 2024): loss-slope ordered relay with validation-stopped visits, mixed with a server-trained model",
-           [] { return std::make_unique<UniFed>(); }, AlgorithmInfo::Models::Shared, true, unifed_keys().declarations()},
-          {"unifed_server_only",
-           "UniFed's control: the server's dynamic update on its own share (data.server_share) alone, no hospital "
-           "takes part, UniFed's global stop",
-           [] { return std::make_unique<ServerShareOnly>(); }, AlgorithmInfo::Models::Shared, true,
-           server_only_keys().declarations()}};
+  return {{.name = "unifed",
+           .description = "UniFed (Hassani & Rekik 2024): loss-slope ordered relay with validation-stopped visits, "
+                          "mixed with a server-trained model",
+           .make = [] { return std::make_unique<UniFed>(); },
+           .models = AlgorithmInfo::Models::Shared,
+           .counts_epochs = true,
+           .keys = unifed_keys().declarations(),
+           .check = check_unifed},
+          {.name = "unifed_server_only",
+           .description = "UniFed's control: the server's dynamic update on its own share (data.server_share) alone, "
+                          "no hospital takes part, UniFed's global stop",
+           .make = [] { return std::make_unique<ServerShareOnly>(); },
+           .models = AlgorithmInfo::Models::Shared,
+           .counts_epochs = true,
+           .keys = server_only_keys().declarations(),
+           .check = check_server_share}};
 }
 
 }  // namespace fedgrid::algorithms

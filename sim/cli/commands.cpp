@@ -89,8 +89,7 @@ int sweep(const Args& a) {
 
 int validate(const Args& a) {
   Scenario s = scenario_from(a);
-  algorithms::check_algorithm(s);
-  set_up_only(s);  // loads what run loads, so that what run refuses, validate refuses
+  algorithms::validate_algorithm(s);  // loads what run loads, so that what run refuses, validate refuses
   fmt::print("{}: ok\n", s.file);
   return 0;
 }

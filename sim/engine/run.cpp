@@ -311,6 +311,16 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   return out;
 }
 
+// What the algorithm's requirements see of the run just set up (RunOptions::check).
+SetupView setup_view(Federation& fed, const World& world) {
+  SetupView view{
+      .scenario = world.scenario, .hospitals = {}, .tiers = fed.tiers(), .model = world.spec, .tier_models = {}};
+  for (const Hospital* h : fed.hospitals()) view.hospitals.push_back({h->name(), h->tier(), fed.hospital_spec(*h)});
+  for (const auto& tier : view.tiers) view.tier_models.emplace(tier, fed.tier_spec(tier));
+  view.server_train_samples = fed.server_data().train.size(), view.server_val_samples = fed.server_data().val.size();
+  return view;
+}
+
 RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
   const auto t_start = std::chrono::steady_clock::now();
   const auto setup = set_up(s, options);
@@ -367,6 +377,7 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   RunSummary summary;
   std::exception_ptr failure;
   Federation fed(world, observers);
+  if (options.check) options.check(setup_view(fed, world));
   if (options.set_up_only) return summary;  // fedgrid validate: everything is loaded, nothing runs
   if (s.output.checkpoint_every > 0 || resume) {
     if (!recorder) throw std::logic_error("checkpoints need the output files");
@@ -442,10 +453,11 @@ std::string export_platform(const Scenario& s) {
   });
 }
 
-void set_up_only(const Scenario& s) {
+void set_up_only(const Scenario& s, const std::function<void(const SetupView&)>& check) {
   RunOptions options;
   options.write_outputs = false;
   options.set_up_only = true;
+  options.check = check;
   run_scenario(s, options, [](Federation&) {});
 }
 
