@@ -23,7 +23,7 @@ ComputeDevice resolve_device(const std::string& setting) {
   if (cuda_available()) return ComputeDevice::Cuda;
   if (setting == "cuda")
     throw std::runtime_error("no CUDA device visible to this LibTorch build (Debian's LibTorch is CPU-only; "
-                             "build against a CUDA LibTorch, see README 'GPU')");
+                             "build against a CUDA LibTorch: docs/guide/gpu.md)");
   return ComputeDevice::Cpu;
 }
 

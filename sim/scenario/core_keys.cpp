@@ -340,12 +340,12 @@ KeySet<Scenario> build() {
       .bind<std::string>("timing.profile", [](S& s) -> auto& { return s.timing.profile; }, none,
                          "timing.compute profile: the profile CSV, or a folder of them (one per machine)")
       .bind<std::string>("timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
-                         "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; README \"Timing-only runs\")",
+                         "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; docs/performance.md, \"Timing-only runs and cohorts\")",
                          {.allowed = {"default", "cm02", "fluid"}})
       .bind<bool>("timing.cohorts", [](S& s) -> auto& { return s.timing.cohorts; }, "false",
                   "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links");
 
-  k.group("faults", "Faults in the simulated world: hospitals offline, crashes, degrading links, deadlines (README \"Faults\")")
+  k.group("faults", "Faults in the simulated world: hospitals offline, crashes, degrading links, deadlines (docs/guide/faults.md)")
       .bind<double>("faults.offline_probability", [](S& s) -> auto& { return s.faults.offline_probability; }, "0",
                     "Probability that a hospital is offline for a whole round (drawn per hospital and round from the seed)",
                     {.min = 0, .max = 1, .max_exclusive = true})
