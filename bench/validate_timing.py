@@ -235,11 +235,15 @@ def calibrate_matched(fedgrid, config, out_csv, log_prefix):
         f.writelines(comments + ["# (the shares above measured one after another)\n", header] + rows)
 
 
-def step_times(profile_csv):
-    """device -> seconds per training step, from a profile CSV."""
+def profile_column(profile_csv, column):
+    """device -> the column's seconds (train_step_s, eval_sample_s), from a profile CSV."""
     with open(profile_csv) as f:
         rows = csv.DictReader(line for line in f if not line.startswith("#"))
-        return {r["device"]: float(r["train_step_s"]) for r in rows}
+        return {r["device"]: float(r[column]) for r in rows}
+
+
+def step_times(profile_csv):
+    return profile_column(profile_csv, "train_step_s")
 
 
 def emulate(emulator, config, out_dir, log_path):
@@ -274,7 +278,7 @@ def replay_profile(config, cdir):
             if r["kind"] == "compute":
                 jobs[r["host"]] = jobs.get(r["host"], 0) + 1
                 seconds[r["host"]] = seconds.get(r["host"], 0.0) + float(r["end_s"]) - float(r["start_s"])
-    evals = step_evals(os.path.join(cdir, "profile", "here.csv"))
+    evals = profile_column(os.path.join(cdir, "profile", "here.csv"), "eval_sample_s")
     with open(os.path.join(cdir, "profile", "replay.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["device", "arch", "width_multiplier", "input", "classes", "batch_size", "threads", "train_step_s",
@@ -287,13 +291,6 @@ def replay_profile(config, cdir):
             ev = evals[f"here@{share_name(h['share'])}"]
             w.writerow([f"replay-{h['name']}", config["arch"], 1, config["input"], config["classes"], config["batch_size"],
                         1, f"{step:.9g}", f"{step:.9g}", f"{ev:.9g}", f"{ev:.9g}", jobs[h["name"]], 0])
-
-
-def step_evals(profile_csv):
-    """device -> seconds per evaluated sample, from a profile CSV."""
-    with open(profile_csv) as f:
-        rows = csv.DictReader(line for line in f if not line.startswith("#"))
-        return {r["device"]: float(r["eval_sample_s"]) for r in rows}
 
 
 def simulate(fedgrid, config, cdir, arm):

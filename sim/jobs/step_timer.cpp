@@ -119,21 +119,28 @@ std::pair<double, std::vector<double>> window_blocks(Clock::time_point until, do
   return {total / double(calls), blocks};
 }
 
+// The figures of a measurement: the training step's `train_s` and the evaluation's `eval_s`
+// (per batch) with the per-call seconds of their blocks.
+StepTiming timing_of(double train_s, const std::vector<double>& train, double eval_s, const std::vector<double>& eval,
+                     int64_t batch) {
+  StepTiming out;
+  out.train_step_s = train_s;
+  out.train_step_min_s = *std::min_element(train.begin(), train.end());
+  out.eval_sample_s = eval_s / double(batch);
+  out.eval_sample_min_s = *std::min_element(eval.begin(), eval.end()) / double(batch);
+  out.repeats = int(train.size());
+  out.spread = (out.train_step_s - out.train_step_min_s) / out.train_step_s;
+  return out;
+}
+
 }  // namespace
 
 StepTiming time_steps(const models::ModelSpec& spec, int64_t batch, int threads, const OptimizerConfig& optimizer,
                       ComputeDevice device, const TimerPlan& plan) {
   StepBench bench(spec, batch, threads, optimizer, device);
-  StepTiming out;
   const auto train = repeat_blocks(plan, [&] { bench.train_step(); });
   const auto eval = repeat_blocks(plan, [&] { bench.eval_batch(); });
-  out.train_step_s = median(train);
-  out.train_step_min_s = *std::min_element(train.begin(), train.end());
-  out.eval_sample_s = median(eval) / double(batch);
-  out.eval_sample_min_s = *std::min_element(eval.begin(), eval.end()) / double(batch);
-  out.repeats = int(train.size());
-  out.spread = (out.train_step_s - out.train_step_min_s) / out.train_step_s;
-  return out;
+  return timing_of(median(train), train, median(eval), eval, batch);
 }
 
 StepTiming time_steps_in_window(const models::ModelSpec& spec, int64_t batch, int threads,
@@ -143,14 +150,7 @@ StepTiming time_steps_in_window(const models::ModelSpec& spec, int64_t batch, in
   while (Clock::now() < w.warm_until);
   const auto [train_s, train] = window_blocks(w.train_until, w.block_s, [&] { bench.train_step(); });
   const auto [eval_s, eval] = window_blocks(w.eval_until, w.block_s, [&] { bench.eval_batch(); });
-  StepTiming out;
-  out.train_step_s = train_s;
-  out.train_step_min_s = *std::min_element(train.begin(), train.end());
-  out.eval_sample_s = eval_s / double(batch);
-  out.eval_sample_min_s = *std::min_element(eval.begin(), eval.end()) / double(batch);
-  out.repeats = int(train.size());
-  out.spread = (out.train_step_s - out.train_step_min_s) / out.train_step_s;
-  return out;
+  return timing_of(train_s, train, eval_s, eval, batch);
 }
 
 }  // namespace fedgrid
