@@ -2,12 +2,14 @@
 // estimates never need torch. Each arch's layer list is written once (the walk_* functions)
 // and drives both the parameter count and the FLOP count.
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/arch_names.hpp"
 #include "models/causal_layout.hpp"
 #include "models/model_spec.hpp"
 #include "models/vgg_layout.hpp"
@@ -303,44 +305,18 @@ void walk_carpefl(LayerWalk& net, int64_t classes) {
   net.classifier(classes);
 }
 
-struct Arch {
-  std::string name;
-  std::string description;
-  void (*walk)(LayerWalk&, int64_t classes);
-};
+using Walk = void (*)(LayerWalk&, int64_t classes);
 
-const std::vector<Arch>& archs() {
-  static const std::vector<Arch> table = {
-      {"cnn", "McMahan et al. 2017 FedAvg CNN: 2x (conv5x5 32/64, ReLU, maxpool2), fc 512, fc out",
-       walk_cnn},
-      {"cnn_bn", "cnn with batch norm: 2x (conv5x5 32/64 without bias, BN, ReLU, maxpool2), fc 512, fc out",
-       walk_cnn_bn},
-      {"lenet5", "LeNet-5 with ReLU: conv5x5 6 (pad 2), pool, conv5x5 16, pool, fc 120, 84, out",
-       walk_lenet5},
-      {"mlp", "McMahan et al. 2017 2NN: fc 200, ReLU, fc 200, ReLU, fc out", walk_mlp},
-      {"mlp4", "The 2NN one layer deeper: 3x (fc 200, ReLU), fc out", walk_mlp4},
-      {"vgg11", "VGG11 with batch norm (32x32 inputs): 8 conv3x3+BN, 5 maxpools, fc 4096, 4096, out (no dropout)",
-       walk_vgg11},
-      {"vgg8", "VGG-style for 28x28 inputs: 6 conv3x3+BN (32 32 M 64 64 M 128 128 M), fc 256, out (no dropout)",
-       walk_vgg8},
-      {"vgg5", "VGG-style depth family for 28x28 inputs (InclusiveFL's depths): conv3x3+BN 32 M 64 M 64 M, fc 256, out",
-       walk_vgg5},
-      {"vgg7", "vgg5 two conv3x3+BN 64 deeper at 7x7: 32 M 64 M 64 64 64 M, fc 256, out", walk_vgg7},
-      {"vgg9", "vgg5 four conv3x3+BN 64 deeper at 7x7: 32 M 64 M 64 64 64 64 64 M, fc 256, out", walk_vgg9},
-      {"resnet18", "ResNet-18, CIFAR variant: conv3x3 stem, 4x2 BasicBlocks (64-512), global avg pool, fc out",
-       walk_resnet18},
-      {"resnet10", "ResNet-10 (torchvision layout): conv7x7/2 stem, maxpool 3x3/2, 1 BasicBlock per stage (64-512), global avg pool, fc out",
-       walk_resnet10},
-      {"carpefl", "CarPe-FL (Shin et al. 2026): the cnn's trunk to 16 latents, 2 graph-attention layers (hidden 8) "
-                  "masked by a causal backbone, head over the node features",
-       walk_carpefl},
-  };
-  return table;
-}
+// Each arch's layer walk, in kArchs' order (models/arch_names.hpp names them; tests/
+// test_model_cost.cpp checks each arch's counts by hand).
+constexpr Walk kWalks[] = {walk_cnn,  walk_cnn_bn, walk_lenet5, walk_mlp,      walk_mlp4,     walk_vgg11,  walk_vgg8,
+                           walk_vgg5, walk_vgg7,   walk_vgg9,   walk_resnet18, walk_resnet10, walk_carpefl};
+static_assert(std::size(kWalks) == kArchs.size(), "one layer walk per arch of models/arch_names.hpp");
 
-const Arch& find_arch(const std::string& name) {
-  for (const Arch& arch : archs())
-    if (arch.name == name) return arch;
+// The index of `name` in kArchs.
+size_t find_arch(const std::string& name) {
+  for (size_t i = 0; i < kArchs.size(); ++i)
+    if (kArchs[i].name == name) return i;
   std::string known;
   for (const std::string& n : known_archs()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown model arch '" + name + "' (known: " + known + ")");
@@ -348,7 +324,7 @@ const Arch& find_arch(const std::string& name) {
 
 // The walk of the layers `spec` describes, after checking `spec`.
 LayerWalk walk_layers(const ModelSpec& spec) {
-  const Arch& arch = find_arch(spec.arch);
+  const Walk walk_arch = kWalks[find_arch(spec.arch)];
   if (spec.channels < 1 || spec.height < 1 || spec.width < 1 || spec.num_classes < 1)
     throw std::invalid_argument("model arch '" + spec.arch + "' needs a positive input shape " +
                                 "and class count, got " + shape_text(spec) + " with " +
@@ -357,7 +333,7 @@ LayerWalk walk_layers(const ModelSpec& spec) {
     throw std::invalid_argument("model arch '" + spec.arch + "': width_multiplier must be in (0, 4], got " +
                                 std::to_string(spec.width_multiplier));
   LayerWalk walk(spec);
-  arch.walk(walk, spec.num_classes);
+  walk_arch(walk, spec.num_classes);
   return walk;
 }
 
@@ -424,13 +400,13 @@ std::vector<int> top_sites(const std::vector<double>& score, size_t sites, int k
 const std::vector<std::string>& known_archs() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const Arch& arch : archs()) out.push_back(arch.name);
+    for (const ArchName& arch : kArchs) out.emplace_back(arch.name);
     return out;
   }();
   return names;
 }
 
-std::string arch_description(const std::string& arch) { return find_arch(arch).description; }
+std::string arch_description(const std::string& arch) { return std::string(kArchs[find_arch(arch)].description); }
 
 CausalNetParts causal_net_parts(const ModelSpec& spec) {
   if (spec.arch != "carpefl") throw std::invalid_argument("model arch '" + spec.arch + "' is not CarPe-FL's network");

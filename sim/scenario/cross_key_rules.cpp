@@ -1,0 +1,232 @@
+// The declared rules between scenario keys (cross_key_rules.hpp), in the order their problems
+// are reported.
+#include "sim/scenario/cross_key_rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace fedgrid {
+namespace {
+
+using Text = std::function<std::string(const Scenario&)>;
+Text says(std::string text) {
+  return [text = std::move(text)](const Scenario&) { return text; };
+}
+
+bool given(const Scenario& s, const std::string& key) { return s.key_lines.count(key) > 0; }
+
+bool known_dataset(const std::string& ds) {
+  return ds == "synthetic" || ds == "fashion-mnist" || ds.rfind("idx:", 0) == 0 || ds.rfind("npz:", 0) == 0;
+}
+std::string unknown_dataset(const std::string& ds) {
+  return "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir> | npz:<file>)";
+}
+
+// training.fuse: off, auto or a count (1..999999) with no leading zero.
+bool fuse_text_fits(const std::string& fuse) {
+  const bool count = !fuse.empty() && fuse.size() <= 6 && fuse[0] != '0' &&
+                     std::all_of(fuse.begin(), fuse.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return fuse == "off" || fuse == "auto" || count;
+}
+
+const std::string kTimingOnly = "needs training.mode: timing-only (a real run trains on real data)";
+
+// Hospitals come from platform.hospitals, a roster or an XML platform; a tier ratio that fits
+// fills platform.hospitals once the rules hold (scenario.cpp).
+bool hospitals_listed(const Scenario::Platform& p) { return !p.hospitals.empty() || !p.roster.empty() || !p.xml.empty(); }
+
+std::vector<CrossKeyRule> data_rules() {
+  using S = const Scenario&;
+  return {
+      {{"training.lr_min", "training.lr", "training.lr_schedule"},
+       [](S s) { return s.training.lr_schedule == "cosine" && s.training.lr_min > s.training.lr; },
+       [](S s) {
+         return "must not exceed training.lr (" + std::to_string(s.training.lr) +
+                "): the cosine schedule decays from lr to lr_min";
+       }},
+      {{"training.fuse"}, [](S s) { return !fuse_text_fits(s.training.fuse); },
+       [](S s) {
+         return "expected off, auto or a positive number of hospitals per fused job (e.g. 16), got '" + s.training.fuse +
+                "'";
+       }},
+      // The folds decide the train and test shares; a share given too would be silently ignored.
+      {{"data.split.train", "data.split.folds"},
+       [](S s) { return s.data.split_folds > 0 && given(s, "data.split.train"); },
+       says("not used with data.split.folds (the folds decide the train and test shares; data.split.val's share of "
+            "the rest is validation)")},
+      {{"data.split.test", "data.split.folds"},
+       [](S s) { return s.data.split_folds > 0 && given(s, "data.split.test"); },
+       says("not used with data.split.folds (the folds decide the train and test shares; data.split.val's share of "
+            "the rest is validation)")},
+      {{"data.split.folds"}, [](S s) { return s.data.split_folds == 1; },
+       says("must be at least 2 (or 0: no cross-validation)")},
+      {{"data.split.fold", "data.split.folds"},
+       [](S s) { return s.data.split_folds >= 2 && s.data.split_fold > s.data.split_folds; },
+       [](S s) {
+         return "must be within 1.." + std::to_string(s.data.split_folds) + ", got " + std::to_string(s.data.split_fold);
+       }},
+      {{"data.split.val", "data.split.folds"}, [](S s) { return s.data.split_folds > 0 && s.data.split_val >= 1; },
+       says("must be < 1 with data.split.folds")},
+      {{"data.split", "data.split.train", "data.split.val", "data.split.test"},
+       [](S s) {
+         return s.data.split_folds == 0 && std::abs(s.data.split_train + s.data.split_val + s.data.split_test - 1.0) > 1e-6;
+       },
+       [](S s) {
+         return "train + val + test must be 1, got " +
+                std::to_string(s.data.split_train + s.data.split_val + s.data.split_test);
+       }},
+      {{"data.split.train"}, [](S s) { return s.data.split_train <= 0; }, says("must be > 0")},
+  };
+}
+
+std::vector<CrossKeyRule> platform_rules() {
+  using S = const Scenario&;
+  return {
+      {{"platform.tier_ratio", "platform.hospitals", "platform.roster", "platform.xml"},
+       [](S s) { return !s.platform.tier_ratio.empty() && hospitals_listed(s.platform); },
+       says("give either platform.tier_ratio or platform.hospitals/roster/xml, not both")},
+      {{"platform.tier_ratio", "platform.hospital_count"},
+       [](S s) {
+         const auto& p = s.platform;
+         return !p.tier_ratio.empty() && !hospitals_listed(p) && !tier_ratio_groups(p.tier_ratio, p.hospital_count);
+       },
+       [](S s) {
+         const auto& p = s.platform;
+         return "expected weak:medium:strong non-negative integers (e.g. 7:2:1) with platform.hospital_count a "
+                "positive multiple of their sum, got '" +
+                p.tier_ratio + "' and " + (p.hospital_count ? std::to_string(*p.hospital_count) : "no count");
+       }},
+      {{"platform.hospital_count", "platform.tier_ratio"},
+       [](S s) { return s.platform.tier_ratio.empty() && s.platform.hospital_count.has_value(); },
+       says("needs platform.tier_ratio")},
+      {{"platform.hospitals", "platform.roster", "platform.xml", "platform.tier_ratio"},
+       [](S s) {
+         const auto& p = s.platform;
+         return !hospitals_listed(p) && !(!p.tier_ratio.empty() && tier_ratio_groups(p.tier_ratio, p.hospital_count));
+       },
+       says("no hospitals: give platform.hospitals, platform.roster or platform.xml")},
+      {{"platform.roster", "platform.hospitals"},
+       [](S s) { return !s.platform.hospitals.empty() && !s.platform.roster.empty(); },
+       says("give either platform.hospitals or platform.roster, not both")},
+      {{"data.dataset"}, [](S s) { return !known_dataset(s.data.dataset); },
+       [](S s) { return unknown_dataset(s.data.dataset); }},
+      {{"data.label_map", "data.tasks"}, [](S s) { return !s.data.label_map.empty() && !s.data.tasks.empty(); },
+       says("relabels data.dataset; with data.tasks each task's classes key selects its labels")},
+  };
+}
+
+std::vector<CrossKeyRule> timing_rules() {
+  using S = const Scenario&;
+  return {
+      {{"training.surrogate", "training.mode"},
+       [](S s) { return !s.training.surrogate.empty() && !s.training.timing_only; }, says(kTimingOnly)},
+      {{"timing.profile", "timing.compute"},
+       [](S s) { return s.timing.compute == "profile" && s.timing.profile.empty(); },
+       says("timing.compute: profile needs the profile (`fedgrid calibrate --out FILE` writes one)")},
+      {{"timing.profile", "timing.compute"},
+       [](S s) { return s.timing.compute != "profile" && !s.timing.profile.empty(); },
+       says("is read only with timing.compute: profile")},
+      {{"data.samples_per_hospital", "training.mode"},
+       [](S s) { return s.data.samples_per_hospital.has_value() && !s.training.timing_only; }, says(kTimingOnly)},
+      {{"timing.cohorts", "training.mode"}, [](S s) { return s.timing.cohorts && !s.training.timing_only; },
+       says(kTimingOnly)},
+      {{"timing.cohorts", "timing.network"}, [](S s) { return s.timing.cohorts && s.timing.network != "cm02"; },
+       says("needs timing.network: cm02 (under LV08 a representative's RTT weight would differ from its members')")},
+      {{"platform.xml_hospitals", "platform.xml"},
+       [](S s) { return s.platform.xml.empty() && !s.platform.xml_hospitals.empty(); },
+       says("is read only with platform.xml")},
+      {{"platform.xml_tiers", "platform.xml"}, [](S s) { return s.platform.xml.empty() && !s.platform.xml_tiers.empty(); },
+       says("is read only with platform.xml")},
+      {{"timing.cohorts", "platform.xml"}, [](S s) { return s.timing.cohorts && !s.platform.xml.empty(); },
+       says("works on the built-in star platform, not on platform.xml")},
+      {{"timing.cohorts", "faults"}, [](S s) { return s.timing.cohorts && s.faults.any(); },
+       says("cannot be combined with faults.*: a fault makes a cohort's members differ")},
+      {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == "fluid" && !s.platform.xml.empty(); },
+       says("fluid shares the built-in star's server links; a platform.xml has its own routes (use cm02)")},
+      {{"timing.network", "timing.cohorts"}, [](S s) { return s.timing.network == "fluid" && s.timing.cohorts; },
+       says("fluid and timing.cohorts are two ways to scale: choose one")},
+      {{"timing.network", "faults"}, [](S s) { return s.timing.network == "fluid" && s.faults.any(); },
+       says("fluid cannot cut a transfer half way, as faults.* need (use cm02)")},
+  };
+}
+
+}  // namespace
+
+const std::vector<CrossKeyRule>& cross_key_rules() {
+  static const std::vector<CrossKeyRule> rules = [] {
+    std::vector<CrossKeyRule> all = data_rules();
+    for (auto part : {platform_rules(), timing_rules()}) all.insert(all.end(), part.begin(), part.end());
+    return all;
+  }();
+  return rules;
+}
+
+// Each drawn figure names what its distribution needs, and nothing it ignores.
+const std::vector<FigureDrawRule>& figure_draw_rules() {
+  using D = const FigureDraw&;
+  using F = const std::string&;
+  using S = const Scenario&;
+  auto fixed = [](std::string text) { return [text](F) { return text; }; };
+  static const std::vector<FigureDrawRule> rules = {
+      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist == "lognormal" && (!d.median || !d.sigma); },
+       fixed("lognormal needs median and sigma")},
+      {{"dist", "min", "max"}, [](D d, F, S) { return d.dist == "uniform" && (!d.min || !d.max); },
+       fixed("uniform needs min and max")},
+      {{"dist", "file"}, [](D d, F, S) { return d.dist == "empirical" && d.file.empty(); },
+       fixed("empirical needs file (a CSV of observed values)")},
+      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist != "lognormal" && (d.median || d.sigma); },
+       fixed("median and sigma are lognormal's")},
+      {{"dist", "file", "column"},
+       [](D d, F figure, S) { return d.dist != "empirical" && (!d.file.empty() || d.column != figure); },
+       fixed("file and column are empirical's")},
+      {{"min", "max"}, [](D d, F, S) { return d.min && d.max && *d.min > *d.max; }, fixed("min is above max")},
+      {{"dist", "min"},
+       [](D d, F figure, S) { return d.dist == "uniform" && d.min && *d.min == 0 && figure != "latency_s"; },
+       [](F figure) { return "min must be positive: " + figure + " 0 is no machine"; }},
+      {{"dist", "training.mode"}, [](D, F figure, S s) { return figure == "samples" && !s.training.timing_only; },
+       fixed(kTimingOnly)},
+  };
+  return rules;
+}
+
+std::vector<InputProblem> cross_key_problems(const Scenario& s) {
+  std::vector<InputProblem> problems;
+  auto report = [&](const std::string& key, const std::string& message) {
+    problems.push_back(s.error_at(key, message).problems()[0]);
+  };
+  for (const CrossKeyRule& rule : cross_key_rules())
+    if (rule.broken(s)) report(rule.keys[0], rule.message(s));
+  for (size_t i = 0; i < s.data.tasks.size(); ++i)
+    if (!known_dataset(s.data.tasks[i].dataset))
+      report("data.tasks[" + std::to_string(i) + "].dataset", unknown_dataset(s.data.tasks[i].dataset));
+  for (size_t i = 0; i < s.platform.hospitals.size(); ++i)
+    for (const auto& [figure, draw] : s.platform.hospitals[i].vary)
+      for (const FigureDrawRule& rule : figure_draw_rules())
+        if (rule.broken(draw, figure, s))
+          report("platform.hospitals[" + std::to_string(i) + "].vary." + figure, rule.message(figure));
+  return problems;
+}
+
+std::optional<std::vector<HospitalGroup>> tier_ratio_groups(const std::string& text, std::optional<int> count) {
+  std::vector<int> parts;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ':');) {
+    if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), ::isdigit)) return std::nullopt;
+    parts.push_back(std::stoi(part));
+  }
+  const int sum = parts.size() == 3 ? parts[0] + parts[1] + parts[2] : 0;
+  if (sum == 0 || !count || *count % sum != 0) return std::nullopt;
+  std::vector<HospitalGroup> groups;
+  const char* tiers[] = {"weak", "medium", "strong"};
+  for (int i = 0; i < 3; ++i)
+    if (parts[size_t(i)] > 0) {
+      HospitalGroup g;
+      g.count = parts[size_t(i)] * (*count / sum);
+      g.tier = tiers[i];
+      groups.push_back(g);
+    }
+  return groups;
+}
+
+}  // namespace fedgrid
