@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/scenario/key_set.hpp"
 

@@ -6,6 +6,8 @@
 #
 #   tests/golden_outputs.sh record FEDGRID [SOURCE_DIR]   record this CPU's outputs
 #   tests/golden_outputs.sh check  FEDGRID [SOURCE_DIR]   compare (ctest: Golden.ShippedScenarios)
+#   GOLDEN_ONLY=REGEX tests/golden_outputs.sh check ...    only the scenarios whose path matches
+#                                                          (a quick check while restructuring)
 #
 # MedMNIST scenarios need the user's .npz files and sweep files are not scenarios: both are
 # left out. Real training's figures depend on the CPU: LibTorch, oneDNN and OpenBLAS pick their
@@ -124,7 +126,8 @@ while IFS= read -r scenario; do
     fi
   done
   [ "$failed_here" -eq 0 ] && echo "ok $rel"
-done < <(find scenarios -name '*.yaml' -not -path 'scenarios/sweeps/*' -not -name 'medmnist_*' | LC_ALL=C sort)
+done < <(find scenarios -name '*.yaml' -not -path 'scenarios/sweeps/*' -not -name 'medmnist_*' | LC_ALL=C sort |
+         grep -E "${GOLDEN_ONLY:-.}")
 
 note=$([ $skipped -gt 0 ] && echo " ($skipped real-training scenarios skipped: no outputs recorded on this CPU)" || true)
 if [ "$mode" = check ]; then

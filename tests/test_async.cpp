@@ -13,6 +13,7 @@
 
 #include "algorithms/asynchronous.hpp"
 #include "algorithms/registry.hpp"
+#include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/engine/run.hpp"
 #include "sim/jobs/plain_training.hpp"

@@ -2,9 +2,7 @@
 // The Federation API: everything an algorithm calls. Each call that costs time (a transfer,
 // a training job, server work) is a simulated activity on the right host; each call that
 // changes a model does real work. Algorithms never touch SimGrid or threads themselves.
-#include <exception>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,8 +14,6 @@
 #include "data/partition.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
-#include "sim/jobs/training_queue.hpp"
-#include "sim/engine/faults.hpp"
 #include "sim/engine/kept_state.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -36,8 +32,16 @@ class PeerMail;
 class RoundLedger;
 class Evaluator;
 class EnergyMeter;
-class StarFluid;
 class StateReader;
+class FaultGuards;
+class Transport;
+class ComputeCharge;
+class TrainingJobs;
+class ParallelRound;
+class Checkpointer;
+class ActorTags;
+class Kept;
+struct Guard;
 
 // A machine of the federation: the server or a hospital.
 class Node {
@@ -169,23 +173,8 @@ class Federation {
   template <class F>
   auto visit(Hospital& h, F&& body) {
     std::optional<decltype(body())> result;
-    Guard guard;
-    run_guarded(h, guard, [&] { result.emplace(body()); });
+    run_visit(h, [&] { result.emplace(body()); });
     return result;
-  }
-  // Asynchronous schedules: starts `body(h)` for every hospital at once and hands each result
-  // to `on_result(h, result)` in the calling actor as soon as it is ready, in simulated
-  // completion order. `on_result` may itself send, train or charge server work.
-  template <class F, class G>
-  void as_completed(const std::vector<Hospital*>& hospitals, F&& body, G&& on_result) {
-    using R = decltype(body(*hospitals.front()));
-    std::vector<std::optional<R>> slots(hospitals.size());
-    run_as_completed(
-        hospitals, [&](size_t i) { slots[i].emplace(body(*hospitals[i])); },
-        [&](size_t from, size_t to) { slots[to].emplace(copy_for(*slots[from], *hospitals[to])); },
-        [&](size_t i) {
-          if (slots[i]) on_result(*hospitals[i], std::move(*slots[i]));  // a lost hospital brings nothing
-        });
   }
   // Server-side work: computes `work()` and charges `flops` on the server host.
   template <class F>
@@ -260,37 +249,11 @@ class Federation {
  private:
   friend class Hospital;
   friend class ArrivalQueue;
-  // One hospital's work under faults: the instant it is cut and why, how it ended, what it
-  // spent, and the activity it waits on (so that a round that has what it needs can cut it).
-  struct Guard {
-    double cut_at = FaultPlan::kNever;
-    Loss cut_why = Loss::None;
-    Loss lost = Loss::None;
-    simgrid::s4u::Activity* current = nullptr;
-    double left_when_cancelled = 0;  // what `current` had left when the round cut it
-    int64_t bytes = 0;
-    double seconds = 0, finished_at = -1;
-  };
-  // Runs body() as `h`'s work under `guard` (see visit()); false when it was lost, which is
-  // then recorded (status, loss counters, its peer posts). `counts_update`: false for a
-  // courier, whose loss wastes bytes but loses no update of its own.
+  // Runs body() as `h`'s work of the calling actor's round under `guard` (FaultGuards::run).
   bool run_guarded(Hospital& h, Guard& guard, const std::function<void()>& body, bool counts_update = true);
-  Guard* guard_here();  // the calling actor's guard, or null
-  void check_cut(Guard& guard);  // throws when the guarded work is already cut
-  // Waits for `a` until the guard's cut; the amount it had left when cut, or empty once done.
-  std::optional<double> wait_cut(Guard& guard, simgrid::s4u::Activity& a);
-  void apply_link_trace();
-  // What SimGrid executes for a job's charge on `where`: its FLOPs, or with timing.compute:
-  // profile its profiled seconds as work on the host (seconds x host speed).
-  double compute_amount(const Node& where, const Charge& charge) const;
-  // `later`: the work, owned, when its real job may wait for the server's fold (train_later).
+  void run_visit(Hospital& h, const std::function<void()>& body);
   Update train_on(Node& where, const Model& model, LocalWork& work, const data::Indices& train,
                   const data::Indices& validation, int64_t samples, std::unique_ptr<LocalWork> later = nullptr);
-  // `keep_alive` lives as long as the job (what owns `work` and `job`'s pointers).
-  TrainingQueue::Ticket submit_training(LocalWork& work, const JobInput& job,
-                                        std::shared_ptr<const void> keep_alive = nullptr);
-  TrainOutcome await_training(TrainingQueue::Ticket& ticket);
-  class DeferredJob;
   // A representative's result as a cohort member's: an Update names its hospital.
   template <class R>
   static R copy_for(const R& result, const Hospital& member) {
@@ -298,17 +261,11 @@ class Federation {
     if constexpr (std::is_same_v<R, Update>) copy.hospital = member.id();
     return copy;
   }
-  using FanOut = std::function<void(size_t from, size_t to)>;
-  void fan_out(const std::vector<Hospital*>& hospitals, size_t rep, const std::vector<size_t>& members,
-               const FanOut& copy);
   void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
-                    const FanOut& copy, const std::function<void(size_t)>& drop);
-  void run_as_completed(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
-                        const FanOut& copy, const std::function<void(size_t)>& consume);
+                    const std::function<void(size_t, size_t)>& copy, const std::function<void(size_t)>& drop);
   void record(const Activity& a, const Node* from, const Node* to);
-  void write_checkpoint(int round);
-  void check_checkpointable(int round) const;  // an input error for schedules that never can
-  void check_round_closed(int round) const;    // before a round is reported: nothing deferred left
+  void start_observers(std::vector<Observer*>& observers);
+  void check_round_closed(int round) const;  // before a round is reported: nothing deferred left
   int round_now() const;  // the calling actor's round (enter_round), else the run's
   // A training job's seed: (hospital, round), or (hospital, job number) in an asynchronous job.
   uint64_t job_seed(int id) const;
@@ -319,102 +276,19 @@ class Federation {
   std::vector<std::unique_ptr<Hospital>> hospitals_;
   std::vector<std::string> tiers_;       // present among hospitals, in report order
   std::unique_ptr<Cohorts> cohorts_;     // who acts for whom (timing.cohorts)
-  std::unique_ptr<StarFluid> fluid_;     // timing.network: fluid
   std::set<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>> paths_checked_;  // check_path
   std::unique_ptr<PeerMail> mail_;       // models posted peer to peer
   std::unique_ptr<RoundLedger> ledger_;  // rounds' figures, reports, stop conditions
+  std::unique_ptr<FaultGuards> guards_;  // faults.*: hospitals' work cut by crashes, traces, deadlines
+  std::unique_ptr<Transport> transport_;  // how transfers cross the network (chosen once)
+  std::unique_ptr<ComputeCharge> charge_;  // compute charged in simulated time
+  std::unique_ptr<TrainingJobs> training_;
+  std::unique_ptr<ParallelRound> parallel_;
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<EnergyMeter> energy_;  // joules per host (resumable, unlike the plugin's sums)
-  std::map<long, int> actor_round_;      // actors that run their own rounds (enter_round), by pid
-  std::map<long, uint64_t> actor_job_;   // actors of asynchronous jobs (Arrivals): their job number, by pid
-  int round_ = 0;
+  std::unique_ptr<Checkpointer> checkpoints_;
+  std::unique_ptr<ActorTags> tags_;      // the run's round, and actors' rounds and jobs of their own
   double round_started_ = 0;              // when done(round_) let the round begin (faults.deadline_s)
-  std::unique_ptr<FaultPlan> faults_;
-  std::map<long, Guard*> guards_;         // guarded actors, by pid
-  int deferred_unfinished_ = 0;           // train_later jobs not yet folded (end_round checks)
-  std::map<int, size_t> wanted_;          // round -> hospitals select() wanted (faults.over_selection)
-  // Checkpoints: the algorithm's state (first_round), where to write, what the outputs hold.
-  std::optional<std::vector<Kept>> kept_;
-  std::string checkpoint_path_;
-  std::function<std::vector<int64_t>()> output_sizes_;
-  const StateReader* resume_from_ = nullptr;
-  int resumed_round_ = 0;  // the checkpoint's round in a resumed run (not written again)
-};
-
-// Asynchronous schedules (FedAsync, FedBuff): the server starts a job on a hospital whenever it
-// decides to, each job in its own actor on the hospital's host, and takes the results one at a
-// time as they arrive: by the simulated instant the job ended, then by hospital id for jobs
-// that end at the same instant (never by the order SimGrid happens to run them in). A job's
-// training shuffles with a seed of its own (scenario seed, hospital, job number).
-// The non-template core of Arrivals<R>.
-class ArrivalQueue {
- public:
-  explicit ArrivalQueue(Federation& fed);
-  ArrivalQueue(const ArrivalQueue&) = delete;
-  ArrivalQueue& operator=(const ArrivalQueue&) = delete;
-  ~ArrivalQueue();  // stop()
-  bool busy(const Hospital& h) const;  // a job started on it and not yet taken
-  std::vector<Hospital*> idle();       // hospitals with no job, by id (under faults: that will be back)
-  size_t under_way() const { return started_ - taken_; }
-  // The schedule ends: jobs still under way are dropped. They run to their end (a training job
-  // cannot be cut short), their results are discarded, and the run's figures stay those of the
-  // last round reported.
-  void stop();
-
- protected:
-  // Starts body(job number) in an actor on `h`'s host.
-  void launch(Hospital& h, std::function<void(uint64_t)> body);
-  struct Taken {
-    Hospital* hospital;
-    uint64_t job;
-  };
-  // Waits for the next arrival and takes it (rethrowing a job's exception); empty when no job
-  // is under way.
-  std::optional<Taken> take();
-
- private:
-  struct Arrived {
-    double at;
-    int hospital;
-    uint64_t job;
-    std::exception_ptr error;
-  };
-  struct Sync;  // SimGrid's mutex, condition variable and the jobs' actors (federation.cpp)
-  Federation& fed_;
-  std::unique_ptr<Sync> sync_;
-  std::vector<Arrived> arrived_;
-  std::map<uint64_t, Hospital*> running_;  // started and not yet taken, by job number
-  uint64_t started_ = 0, taken_ = 0;
-  bool stopped_ = false;
-};
-
-template <class R>
-class Arrivals : public ArrivalQueue {
- public:
-  using ArrivalQueue::ArrivalQueue;
-  ~Arrivals() { stop(); }  // before results_ goes: dropped jobs still write theirs
-  struct Arrival {
-    Hospital* hospital;
-    std::optional<R> result;  // empty: the job was lost (faults: a crash, the end of its availability)
-  };
-  // Starts `job` on `h` now (under faults: once `h` is available); its result arrives when it
-  // returns, or empty when faults cut it.
-  void start(Hospital& h, std::function<R()> job) {
-    launch(h, [this, job = std::move(job)](uint64_t n) { results_.emplace(n, job()); });
-  }
-  // The next result to arrive, once it has; empty when no job is under way.
-  std::optional<Arrival> next() {
-    auto taken = take();
-    if (!taken) return std::nullopt;
-    auto it = results_.find(taken->job);
-    if (it == results_.end()) return Arrival{taken->hospital, std::nullopt};
-    Arrival a{taken->hospital, std::move(it->second)};
-    results_.erase(it);
-    return a;
-  }
-
- private:
-  std::map<uint64_t, R> results_;
 };
 
 }  // namespace fedgrid

@@ -1,0 +1,104 @@
+#include "sim/engine/transport.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine/actor_tags.hpp"
+#include "sim/engine/fault_guard.hpp"
+#include "sim/engine/federation.hpp"
+#include "sim/engine/star_fluid.hpp"
+#include "sim/engine/world.hpp"
+
+namespace fedgrid {
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+double now() { return sg4::Engine::get_clock(); }
+
+class PlainTransport : public Transport {
+ public:
+  PlainTransport(const ActorTags& tags, RecordActivity record) : tags_(tags), record_(std::move(record)) {}
+  void send(Node& from, Node& to, int64_t bytes) override {
+    const double start = now();
+    sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
+    sent(from, to, start, bytes);
+  }
+
+ protected:
+  void sent(Node& from, Node& to, double start, int64_t bytes) {
+    record_({start, now(), from.name(), "send", to.name(), bytes, 0.0, tags_.round()}, &from, &to);
+  }
+
+ private:
+  const ActorTags& tags_;
+  RecordActivity record_;
+};
+
+// A guarded hospital's transfer ends early when its work is cut: the bytes that moved are
+// counted, and the hospital's work is lost.
+class GuardedTransport : public PlainTransport {
+ public:
+  GuardedTransport(FaultGuards& guards, const ActorTags& tags, RecordActivity record)
+      : PlainTransport(tags, std::move(record)), guards_(guards) {}
+  void send(Node& from, Node& to, int64_t bytes) override {
+    Guard* guard = guards_.here();
+    if (!guard) return PlainTransport::send(from, to, bytes);
+    const double start = now();
+    guards_.check_cut(*guard);
+    auto comm = sg4::Comm::sendto_async(from.host(), to.host(), uint64_t(bytes));
+    const auto left = guards_.wait_cut(*guard, *comm);
+    const int64_t moved = left ? bytes - std::min(bytes, int64_t(std::llround(*left))) : bytes;
+    sent(from, to, start, moved);
+    guard->bytes += moved, guard->seconds += now() - start;
+    if (left) throw HospitalLost{};
+  }
+
+ private:
+  FaultGuards& guards_;
+};
+
+class FluidTransport : public PlainTransport {
+ public:
+  FluidTransport(const World& world, const ActorTags& tags, RecordActivity record)
+      : PlainTransport(tags, std::move(record)), scenario_(world.scenario) {
+    // The fluid model shares the server's links only: the backbone they both cross must never
+    // be the narrower one.
+    const auto& p = world.platform;
+    const double server_bps = p.server_spec.uplink_bps + p.server_spec.downlink_bps;
+    if (scenario_.platform.backbone_bandwidth_bps < server_bps)
+      throw scenario_.error_at("timing.network", "fluid needs platform.backbone.bandwidth_bps (" +
+                                                     std::to_string(scenario_.platform.backbone_bandwidth_bps) +
+                                                     ") at least the server's uplink + downlink (" +
+                                                     std::to_string(server_bps) +
+                                                     " bit/s), so that only the server's links are shared");
+    fluid_ = std::make_unique<StarFluid>(p, scenario_.platform.backbone_latency_s);
+  }
+  void send(Node& from, Node& to, int64_t bytes) override {
+    const double start = now();
+    fluid_->transfer(from.is_server() ? to.id() : from.id(), to.is_server(), bytes);
+    sent(from, to, start, bytes);
+  }
+  void check_route(const Node& from, const Node& to) const override {
+    if (!from.is_server() && !to.is_server())
+      throw scenario_.error_at("timing.network", "fluid models transfers to and from the server only; " +
+                                                     scenario_.algorithm.name + " sends between hospitals (use cm02)");
+  }
+
+ private:
+  const Scenario& scenario_;
+  std::unique_ptr<StarFluid> fluid_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_transport(const World& world, FaultGuards& guards, const ActorTags& tags,
+                                          RecordActivity record) {
+  if (world.scenario.timing.network == "fluid") return std::make_unique<FluidTransport>(world, tags, std::move(record));
+  if (guards.any()) return std::make_unique<GuardedTransport>(guards, tags, std::move(record));
+  return std::make_unique<PlainTransport>(tags, std::move(record));
+}
+
+}  // namespace fedgrid
