@@ -171,7 +171,10 @@ std::vector<std::map<std::string, std::optional<int>>> staleness_by_round(const 
   std::vector<std::map<std::string, std::optional<int>>> out;
   for (const auto& r : cap.rounds) {
     out.emplace_back();
-    for (const auto& h : r.hospitals) out.back()[h.name] = h.staleness;
+    for (const auto& h : r.hospitals) {
+      const auto staleness = as_integer(*r.find(h, "staleness"));
+      out.back()[h.name] = staleness ? std::optional<int>(int(*staleness)) : std::nullopt;
+    }
   }
   return out;
 }

@@ -132,8 +132,8 @@ int run_and_report(const Scenario& s, RunOptions options) {
   RunSummary r = algorithms::run_algorithm(s, options);
   auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.2f}%", *x * 100) : std::string("-"); };
   fmt::print("{}: {} rounds ({}), final accuracy {}, best {}, simulated {:.1f} s, {:.1f} MB, {:.0f} J -> {}\n",
-             r.scenario, r.rounds, r.stop_reason, pct(r.final_accuracy), pct(r.best_accuracy), r.sim_time_s,
-             double(r.bytes_total) / 1e6, r.energy_j, s.output.dir);
+             r.scenario, r.rounds, r.stop_reason, pct(r.real("final_accuracy")), pct(r.real("best_accuracy")),
+             r.sim_time_s, double(r.integer("bytes_total").value_or(0)) / 1e6, r.energy_j, s.output.dir);
   return 0;
 }
 

@@ -10,9 +10,10 @@ namespace fedgrid {
 bool ProgressLine::wanted() { return isatty(STDERR_FILENO); }
 
 void ProgressLine::on_round(const RoundReport& r) {
-  std::string acc = r.accuracy ? fmt::format("{:.2f}%", *r.accuracy * 100) : "-";
+  const auto accuracy = r.real("accuracy");
+  std::string acc = accuracy ? fmt::format("{:.2f}%", *accuracy * 100) : "-";
   fmt::print(stderr, "\r\033[Kround {}/{}  accuracy {}  simulated {:.1f} s  {:.1f} MB sent", r.round, rounds_, acc,
-             r.sim_time_s, double(r.bytes_up + r.bytes_down) / 1e6);
+             r.sim_time_s, double(r.integer("bytes_up").value_or(0) + r.integer("bytes_down").value_or(0)) / 1e6);
   std::fflush(stderr);
 }
 

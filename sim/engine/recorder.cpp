@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include "sim/engine/metric_table.hpp"
 
 namespace fedgrid {
 namespace {
@@ -17,6 +20,44 @@ std::ofstream open_out(const std::string& path) {
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw std::runtime_error("cannot write " + path);
   return f;
+}
+
+void write_header(std::ofstream& out, const std::vector<std::string>& columns) {
+  for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+  out << '\n' << std::flush;
+}
+
+// A row: each metric's cell (a real with its metric's digits, an integer, a text), a per-tier
+// metric one cell per tier.
+void write_row(std::ofstream& out, const std::vector<MetricDecl>& metrics, const std::vector<MetricValue>& values) {
+  bool first = true;
+  auto next = [&]() -> std::ofstream& {
+    if (!first) out << ',';
+    first = false;
+    return out;
+  };
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const MetricValue& v = values[i];
+    if (const auto* tiers = std::get_if<TierFigures>(&v))
+      for (const auto& [tier, x] : *tiers) next() << opt(x, metrics[i].digits);
+    else if (const auto* x = std::get_if<double>(&v)) next() << num(*x, metrics[i].digits);
+    else if (const auto* n = std::get_if<int64_t>(&v)) next() << *n;
+    else if (const auto* t = std::get_if<std::string>(&v)) next() << *t;
+    else next();
+  }
+  out << '\n';
+}
+
+nlohmann::ordered_json json_of(const MetricValue& v) {
+  if (const auto* x = std::get_if<double>(&v)) return *x;
+  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+  if (const auto* t = std::get_if<std::string>(&v)) return *t;
+  if (const auto* tiers = std::get_if<TierFigures>(&v)) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& [tier, x] : *tiers) out[tier] = x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
+    return out;
+  }
+  return nullptr;
 }
 
 // Times the enclosing scope into output_s_.
@@ -62,27 +103,15 @@ Recorder::~Recorder() {
 
 void Recorder::on_start(const RunInfo& info) {
   Timed t{output_s_};
-  site_metrics_ = info.site_metrics;
   if (resumed_) {  // headers and track names are in the files already
     int tid = 0;
     for (const auto& host : info.hosts) track_[host] = ++tid;
     first_trace_event_ = false;
     return;
   }
-  rounds_ << "round,sim_time_s,accuracy,loss,bytes_up,bytes_down,messages,participants,energy_j,"
-             "f1_macro,sensitivity_macro,specificity_macro,epoch_transfers";
-  for (const auto& tier : info.tiers) rounds_ << ",acc_" << tier;
-  for (const auto& tier : info.tiers) rounds_ << ",global_acc_" << tier;
-  rounds_ << ",tier_gap,hospital_acc_std,auc,local_test_acc,local_test_auc,global_test_acc,global_test_auc,bytes_peer";
-  if (site_metrics_)
-    rounds_ << ",site_f1_mean,site_f1_worst,site_bacc_mean,site_bacc_worst,site_auc_mean,site_auc_worst";
-  for (const auto& c : info.round_columns) rounds_ << ',' << c;
-  rounds_ << '\n' << std::flush;
-  hospitals_ << "round,hospital,tier,samples,epochs,train_loss,accuracy,compute_s,comm_s,bytes_up,bytes_down,auc,"
-                "global_test_acc,global_test_auc,staleness,status";
-  if (site_metrics_) hospitals_ << ",precision_macro,recall_macro,f1_macro,balanced_acc";
-  for (const auto& c : info.hospital_columns) hospitals_ << ',' << c;
-  hospitals_ << '\n' << std::flush;
+  const RunMetrics metrics({info.site_metrics}, info.round_columns, info.hospital_columns);
+  write_header(rounds_, metrics.columns(Scope::Round, info.tiers));
+  write_header(hospitals_, metrics.columns(Scope::Hospital, info.tiers));
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
   if (!trace_) return;
   // The JSON array form of the Chrome trace format: a missing closing bracket is allowed,
@@ -119,101 +148,86 @@ void Recorder::on_activity(const Activity& a) {
 
 void Recorder::on_round(const RoundReport& r) {
   Timed t{output_s_};
-  rounds_ << r.round << ',' << num(r.sim_time_s, 9) << ',' << opt(r.accuracy) << ',' << opt(r.loss) << ','
-          << r.bytes_up << ',' << r.bytes_down << ',' << r.messages << ',' << r.participants << ','
-          << num(r.energy_j, 3) << ',' << opt(r.f1) << ',' << opt(r.sensitivity) << ',' << opt(r.specificity) << ','
-          << r.epoch_transfers;
-  for (const auto& [tier, acc] : r.tier_accuracy) rounds_ << ',' << opt(acc);
-  for (const auto& [tier, acc] : r.tier_model_accuracy) rounds_ << ',' << opt(acc);
-  rounds_ << ',' << opt(r.tier_gap) << ',' << opt(r.hospital_accuracy_std) << ',' << opt(r.auc) << ','
-          << opt(r.local_test_accuracy) << ',' << opt(r.local_test_auc) << ',' << opt(r.global_test_accuracy) << ','
-          << opt(r.global_test_auc) << ',' << r.bytes_peer;
-  if (site_metrics_) {
-    const SiteFigures f = r.site.value_or(SiteFigures{});
-    rounds_ << ',' << opt(f.f1_mean) << ',' << opt(f.f1_worst) << ',' << opt(f.bacc_mean) << ',' << opt(f.bacc_worst)
-            << ',' << opt(f.auc_mean) << ',' << opt(f.auc_worst);
-  }
-  for (const auto& v : r.extra) rounds_ << ',' << v;
-  rounds_ << '\n' << std::flush;
-  for (const auto& h : r.hospitals) {
-    hospitals_ << r.round << ',' << h.name << ',' << h.tier << ',' << h.samples << ',' << h.epochs << ','
-               << opt(h.train_loss) << ',' << opt(h.accuracy) << ',' << num(h.compute_s, 9) << ','
-               << num(h.comm_s, 9) << ',' << h.bytes_up << ',' << h.bytes_down << ',' << opt(h.auc) << ','
-               << opt(h.global_test_accuracy) << ',' << opt(h.global_test_auc) << ','
-               << (h.staleness ? std::to_string(*h.staleness) : "") << ',' << h.status;
-    if (site_metrics_)
-      hospitals_ << ',' << opt(h.precision) << ',' << opt(h.recall) << ',' << opt(h.f1) << ','
-                 << opt(h.balanced_accuracy);
-    for (const auto& v : h.extra) hospitals_ << ',' << v;
-    hospitals_ << '\n';
-  }
+  write_row(rounds_, r.metrics->of(Scope::Round), r.values);
+  for (const auto& h : r.hospitals) write_row(hospitals_, r.metrics->of(Scope::Hospital), h.values);
+  rounds_ << std::flush;
   hospitals_ << std::flush;
+}
+
+const std::vector<std::string>& summary_layout() {
+  static const std::vector<std::string> layout{
+      "scenario",          "algorithm",           "seed",
+      "arithmetic",        "rounds",              "stop_reason",
+      "final_accuracy",    "best_accuracy",       "final_f1_macro",
+      "final_sensitivity_macro", "final_specificity_macro", "sim_time_s",
+      "target_accuracy",   "time_to_target_s",    "bytes_total",
+      "bytes_up",          "bytes_down",          "bytes_peer",
+      "messages",          "epoch_transfers",     "final_tier_accuracy",
+      "final_tier_gap",    "final_hospital_acc_std", "final_auc",
+      "final_local_test_acc", "final_local_test_auc", "final_global_test_acc",
+      "final_global_test_auc", "energy_j",        "versions",
+      "faults",            "final_site",          "network"};
+  return layout;
+}
+
+const std::vector<std::string>& summary_run_facts() {
+  static const std::vector<std::string> facts{"scenario",   "algorithm",       "seed",     "arithmetic",
+                                              "rounds",     "stop_reason",     "sim_time_s", "target_accuracy",
+                                              "time_to_target_s", "energy_j", "versions", "network"};
+  return facts;
 }
 
 void Recorder::on_finish(const RunSummary& s) {
   Timed t{output_s_};
   auto optional = [](const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
-  nlohmann::json versions = nlohmann::json::object();
-  for (const auto& [k, v] : s.versions) versions[k] = v;
-  nlohmann::ordered_json tier_accuracy = nlohmann::ordered_json::object();
-  for (const auto& [tier, acc] : s.final_tier_model_accuracy)
-    tier_accuracy[tier] = acc ? nlohmann::ordered_json(*acc) : nlohmann::ordered_json(nullptr);
-  nlohmann::ordered_json j{{"scenario", s.scenario},
-                           {"algorithm", s.algorithm},
-                           {"seed", s.seed},
-                           {"arithmetic", s.arithmetic ? nlohmann::ordered_json{{"device", s.arithmetic->device},
-                                                                                {"threads_per_worker",
-                                                                                 s.arithmetic->threads_per_worker},
-                                                                                {"precision", s.arithmetic->precision},
-                                                                                {"deterministic",
-                                                                                 s.arithmetic->deterministic},
-                                                                                {"fuse", s.arithmetic->fuse}}
-                                                       : nlohmann::ordered_json(nullptr)},
-                           {"rounds", s.rounds},
-                           {"stop_reason", s.stop_reason},
-                           {"final_accuracy", optional(s.final_accuracy)},
-                           {"best_accuracy", optional(s.best_accuracy)},
-                           {"final_f1_macro", optional(s.final_f1)},
-                           {"final_sensitivity_macro", optional(s.final_sensitivity)},
-                           {"final_specificity_macro", optional(s.final_specificity)},
-                           {"sim_time_s", s.sim_time_s},
-                           {"target_accuracy", optional(s.target_accuracy)},
-                           {"time_to_target_s", optional(s.time_to_target_s)},
-                           {"bytes_total", s.bytes_total},
-                           {"bytes_up", s.bytes_up},
-                           {"bytes_down", s.bytes_down},
-                           {"bytes_peer", s.bytes_peer},
-                           {"messages", s.messages},
-                           {"epoch_transfers", s.epoch_transfers},
-                           {"final_tier_accuracy", tier_accuracy},
-                           {"final_tier_gap", optional(s.final_tier_gap)},
-                           {"final_hospital_acc_std", optional(s.final_hospital_accuracy_std)},
-                           {"final_auc", optional(s.final_auc)},
-                           {"final_local_test_acc", optional(s.final_local_test_accuracy)},
-                           {"final_local_test_auc", optional(s.final_local_test_auc)},
-                           {"final_global_test_acc", optional(s.final_global_test_accuracy)},
-                           {"final_global_test_auc", optional(s.final_global_test_auc)},
-                           {"energy_j", s.energy_j},
-                           {"versions", versions}};
-  if (s.faults) {
-    const auto& f = s.fault_totals;
-    j["faults"] = nlohmann::ordered_json{{"updates_lost", f.updates_lost},
-                                         {"hospitals_lost", f.hospitals_lost},
-                                         {"bytes_wasted", f.bytes_wasted},
-                                         {"sim_time_lost_s", f.sim_time_lost_s}};
+  // The run's own facts, by summary.json key; absent where the run has none to say.
+  auto fact = [&](const std::string& key) -> std::optional<nlohmann::ordered_json> {
+    if (key == "scenario") return s.scenario;
+    if (key == "algorithm") return s.algorithm;
+    if (key == "seed") return s.seed;
+    if (key == "arithmetic")
+      return s.arithmetic ? nlohmann::ordered_json{{"device", s.arithmetic->device},
+                                                   {"threads_per_worker", s.arithmetic->threads_per_worker},
+                                                   {"precision", s.arithmetic->precision},
+                                                   {"deterministic", s.arithmetic->deterministic},
+                                                   {"fuse", s.arithmetic->fuse}}
+                          : nlohmann::ordered_json(nullptr);
+    if (key == "rounds") return s.rounds;
+    if (key == "stop_reason") return s.stop_reason;
+    if (key == "sim_time_s") return s.sim_time_s;
+    if (key == "target_accuracy") return optional(s.target_accuracy);
+    if (key == "time_to_target_s") return optional(s.time_to_target_s);
+    if (key == "energy_j") return s.energy_j;
+    if (key == "versions") {
+      nlohmann::json versions = nlohmann::json::object();
+      for (const auto& [k, v] : s.versions) versions[k] = v;
+      return versions;
+    }
+    if (key == "network" && s.fluid_network)
+      return nlohmann::ordered_json{
+          {"model", "fluid"},
+          {"note", "transfers to and from the server shared by fedgrid's incremental max-min model of cm02, not by "
+                   "SimGrid's solver (README \"Timing-only runs\": its measured difference from cm02)"}};
+    return std::nullopt;
+  };
+  // The metrics' summary entries: "a.b" is entry b of object a, placed where a is.
+  nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+  for (const auto& f : s.figures) {
+    const size_t dot = f.key.find('.');
+    if (dot == std::string::npos) figures[f.key] = json_of(f.value);
+    else figures[f.key.substr(0, dot)][f.key.substr(dot + 1)] = json_of(f.value);
   }
-  if (s.site_metrics) {
-    const auto& f = s.final_site;
-    j["final_site"] = nlohmann::ordered_json{{"f1_macro_mean", optional(f.f1_mean)},   {"f1_macro_worst", optional(f.f1_worst)},
-                                             {"balanced_acc_mean", optional(f.bacc_mean)},
-                                             {"balanced_acc_worst", optional(f.bacc_worst)},
-                                             {"auc_mean", optional(f.auc_mean)},       {"auc_worst", optional(f.auc_worst)}};
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  const auto& facts = summary_run_facts();
+  for (const auto& key : summary_layout()) {
+    if (std::find(facts.begin(), facts.end(), key) != facts.end()) {
+      if (auto v = fact(key)) j[key] = std::move(*v);
+    } else if (figures.contains(key)) {
+      j[key] = std::move(figures[key]);
+    }
   }
-  if (s.fluid_network)
-    j["network"] = nlohmann::ordered_json{
-        {"model", "fluid"},
-        {"note", "transfers to and from the server shared by fedgrid's incremental max-min model of cm02, not by "
-                 "SimGrid's solver (README \"Timing-only runs\": its measured difference from cm02)"}};
+  for (auto it = figures.begin(); it != figures.end(); ++it)  // a figure the layout does not name follows
+    if (!j.contains(it.key())) j[it.key()] = *it;
   open_out(dir_ + "/summary.json") << j.dump(2) << "\n";
 }
 

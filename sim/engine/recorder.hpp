@@ -32,9 +32,14 @@ class Recorder : public Observer {
   std::map<std::string, int> track_;  // host -> trace thread id
   bool first_trace_event_ = true;
   bool resumed_ = false;
-  bool site_metrics_ = false;  // output.site_metrics: rounds.csv has the site_* columns
   double output_s_ = 0;
 };
+
+// summary.json's order, the output contract's: the run's facts (summary_run_facts) and the
+// metric table's summary keys (an object's name for "a.b" keys); a summary key not named here
+// follows the named ones, in declaration order.
+const std::vector<std::string>& summary_layout();
+const std::vector<std::string>& summary_run_facts();
 
 // perf.json: wall-clock and memory figures (not deterministic, kept apart on purpose).
 void write_perf_json(const std::string& dir, const std::map<std::string, double>& figures);

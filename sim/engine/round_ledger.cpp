@@ -6,36 +6,18 @@
 #include "sim/engine/crash_points.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/engine/summary_state.hpp"
-#include "sim/jobs/metrics.hpp"
 
 namespace fedgrid {
-namespace {
-
-// Each hospital's model on its own test split: its macro figures, filled into its row once.
-void fill_site_row(HospitalRound& row, const std::vector<int64_t>& confusion, int num_classes) {
-  if (confusion.empty()) return;  // unscored (e.g. no test samples): left out of the site figures
-  if (auto m = macro_metrics(confusion, num_classes))
-    row.precision = m->precision, row.recall = m->sensitivity, row.f1 = m->f1;
-  row.balanced_accuracy = balanced_accuracy(confusion, num_classes);
-}
-
-// The mean and the worst site, from the rows fill_site_row filled.
-SiteFigures site_figures(const std::vector<HospitalRound>& rows, const Scores& scores) {
-  std::vector<std::optional<double>> f1, bacc;
-  for (const auto& row : rows) f1.push_back(row.f1), bacc.push_back(row.balanced_accuracy);
-  return {mean_present(f1),   min_present(f1),           mean_present(bacc),
-          min_present(bacc),  mean_present(scores.auc_of), min_present(scores.auc_of)};
-}
-
-}  // namespace
-
 RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
                          std::vector<Observer*> observers, std::function<void()> on_stop)
     : scenario_(scenario),
       hospitals_(std::move(hospitals)),
       tiers_(std::move(tiers)),
       observers_(std::move(observers)),
-      on_stop_(std::move(on_stop)) {
+      on_stop_(std::move(on_stop)),
+      switches_{scenario.output.site_metrics, scenario.faults.any()},
+      metrics_(std::make_shared<const RunMetrics>(switches_)) {
+  summary_.figures = metrics_->initial_figures();
   summary_.scenario = scenario.name;
   summary_.algorithm = scenario.algorithm.name;
   summary_.seed = scenario.seed;
@@ -44,6 +26,7 @@ RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospit
 
 void RoundLedger::set_columns(std::vector<std::string> round_columns, std::vector<std::string> hospital_columns) {
   round_columns_ = std::move(round_columns), hospital_columns_ = std::move(hospital_columns);
+  metrics_ = std::make_shared<const RunMetrics>(switches_, round_columns_, hospital_columns_);
 }
 
 void RoundLedger::note(int r, int hospital, const std::string& column, std::string value) {
@@ -110,8 +93,6 @@ void RoundLedger::emit(std::vector<Activity>& activities) {
 }
 
 void RoundLedger::report(int round, const Scores& scores, double now, double energy_j, int num_classes) {
-  const auto& accuracy = scores.accuracy;
-  const auto& hospital_accuracy = scores.accuracy_of;
   const auto& budget = scenario_.stop.sim_time_budget_s;
   RoundState state = std::move(this->round(round));
   rounds_.erase(round);
@@ -128,79 +109,44 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     rounds_.erase(rounds_.begin());
   }
   emit(state.activities);
+  for (size_t i = 0; i < hospitals_.size(); ++i) {
+    const int64_t id = hospitals_[i].id;
+    if (state.stats[i].loss == "crashed" && !std::binary_search(crashed_.begin(), crashed_.end(), id))
+      crashed_.insert(std::upper_bound(crashed_.begin(), crashed_.end(), id), id);
+  }
+  const RoundInputs in{round, now, energy_j, num_classes, scores, state, hospitals_, tiers_, int64_t(crashed_.size())};
+  const RunMetrics& table = *metrics_;
   RoundReport r;
   r.round = round;
   r.sim_time_s = now;
-  r.accuracy = accuracy, r.loss = scores.loss, r.auc = scores.auc;
-  r.local_test_accuracy = mean_present(scores.accuracy_of), r.local_test_auc = mean_present(scores.auc_of);
-  r.global_test_accuracy = mean_present(scores.global_accuracy_of);
-  r.global_test_auc = mean_present(scores.global_auc_of);
-  if (!scores.confusion.empty())
-    if (auto m = macro_metrics(scores.confusion, num_classes))
-      r.f1 = m->f1, r.sensitivity = m->sensitivity, r.specificity = m->specificity;
-  r.bytes_up = state.bytes_up, r.bytes_down = state.bytes_down, r.bytes_peer = state.bytes_peer;
-  r.messages = state.messages;
-  r.energy_j = energy_j;
-
-  std::map<std::string, std::pair<double, int>> by_tier;
+  r.metrics = metrics_;
+  for (const auto& m : table.of(Scope::Round)) r.values.push_back(m.compute(in, 0));
   for (size_t i = 0; i < hospitals_.size(); ++i) {
     const auto& h = hospitals_[i];
-    const auto& st = state.stats[i];
-    r.participants += st.took_part;
-    r.epoch_transfers += st.epochs;
-    r.hospitals.push_back({h.id, h.name, h.tier, st.samples, st.epochs, st.train_loss, hospital_accuracy[i],
-                           st.compute_s, st.comm_s, st.bytes_up, st.bytes_down, scores.auc_of[i],
-                           scores.global_accuracy_of[i], scores.global_auc_of[i], st.staleness,
-                           st.loss.empty() ? (st.took_part ? "ok" : "") : st.loss, {}});
-    if (scenario_.output.site_metrics) fill_site_row(r.hospitals.back(), scores.confusion_of[i], num_classes);
-    for (const auto& c : hospital_columns_) {
-      auto it = st.notes.find(c);
-      r.hospitals.back().extra.push_back(it == st.notes.end() ? "" : it->second);
-    }
-    if (st.loss == "crashed" && !std::binary_search(crashed_.begin(), crashed_.end(), int64_t(h.id)))
-      crashed_.insert(std::upper_bound(crashed_.begin(), crashed_.end(), int64_t(h.id)), int64_t(h.id));
-    if (hospital_accuracy[i]) by_tier[h.tier].first += *hospital_accuracy[i], by_tier[h.tier].second++;
+    r.hospitals.push_back({h.id, h.name, h.tier, {}});
+    auto& values = r.hospitals.back().values;
+    values.reserve(table.of(Scope::Hospital).size());
+    for (const auto& m : table.of(Scope::Hospital)) values.push_back(m.compute(in, i));
   }
-  for (const auto& t : tiers_) {
-    auto it = by_tier.find(t);
-    r.tier_accuracy.push_back({t, it == by_tier.end() ? std::nullopt
-                                                      : std::optional<double>(it->second.first / it->second.second)});
-    auto m = scores.tier_model_accuracy.find(t);
-    r.tier_model_accuracy.push_back({t, m == scores.tier_model_accuracy.end() ? std::nullopt : m->second});
-  }
-  if (scenario_.output.site_metrics) r.site = site_figures(r.hospitals, scores);
-  r.tier_gap = accuracy_gap(r.tier_model_accuracy);
-  for (const auto& c : round_columns_) {
-    auto it = state.notes.find(c);
-    r.extra.push_back(it == state.notes.end() ? "" : it->second);
-  }
-  r.hospital_accuracy_std = population_std(hospital_accuracy);
   for (auto* o : observers_) o->on_round(r);
 
-  // Run totals, then a fresh round.
+  // The run's figures: each summary entry reduced with this round's value.
   auto& s = summary_;
   s.rounds = round;
-  s.sim_time_s = r.sim_time_s;
-  s.energy_j = r.energy_j;
-  s.bytes_up += r.bytes_up, s.bytes_down += r.bytes_down, s.bytes_peer += r.bytes_peer, s.messages += r.messages;
-  s.epoch_transfers += r.epoch_transfers;
-  s.fault_totals.updates_lost += state.faults.updates_lost;
-  s.fault_totals.bytes_wasted += state.faults.bytes_wasted;
-  s.fault_totals.sim_time_lost_s += state.faults.sim_time_lost_s;
-  s.fault_totals.hospitals_lost = int64_t(crashed_.size());
-  if (accuracy) {
-    s.final_accuracy = accuracy;
-    s.final_f1 = r.f1, s.final_sensitivity = r.sensitivity, s.final_specificity = r.specificity;
-    if (!s.best_accuracy || *accuracy > *s.best_accuracy) s.best_accuracy = accuracy;
-    s.final_tier_model_accuracy = r.tier_model_accuracy;
-    s.final_tier_gap = r.tier_gap, s.final_hospital_accuracy_std = r.hospital_accuracy_std;
-    s.final_auc = r.auc;
-    s.final_local_test_accuracy = r.local_test_accuracy, s.final_local_test_auc = r.local_test_auc;
-    s.final_global_test_accuracy = r.global_test_accuracy, s.final_global_test_auc = r.global_test_auc;
-    if (r.site) s.final_site = *r.site;
+  s.sim_time_s = now;
+  s.energy_j = energy_j;
+  const bool scored = scores.accuracy.has_value();
+  const auto& summarised = table.summarised();
+  for (size_t k = 0; k < summarised.size(); ++k) {
+    const auto& [metric, entry] = summarised[k];
+    const int i = table.index(metric->scope, metric->name);
+    const MetricValue value = metric->scope == Scope::Round ? r.values[size_t(i)] : metric->compute(in, 0);
+    reduce_into(s.figures[k].value, value, entry->reduce, scored);
+  }
+  if (scored) {
     const auto& target = scenario_.stop.target_accuracy;
-    if (target && *accuracy >= *target && !s.time_to_target_s) {
-      s.time_to_target_s = r.sim_time_s;
+    if (target && *scores.accuracy >= *target && !s.time_to_target_s) {
+      s.time_to_target_s = now;
       target_reached_ = true;
       stop();
     }
@@ -310,10 +256,7 @@ RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pai
     s.energy_j = energy_j;
   }
   rounds_.clear();
-  s.bytes_total = s.bytes_up + s.bytes_down + s.bytes_peer;
-  s.faults = scenario_.faults.any();
   s.fluid_network = scenario_.timing.network == "fluid";
-  s.site_metrics = scenario_.output.site_metrics;
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);
   return s;

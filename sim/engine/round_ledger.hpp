@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/engine/evaluation.hpp"
+#include "sim/engine/metric_table.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -31,13 +32,21 @@ struct HospitalStats {
   std::map<std::string, std::string> notes;  // the algorithm's own columns (Federation::note)
 };
 
+// What faults (faults.*) cost a round: updates that never reached it (offline, crashed, late),
+// bytes moved for lost updates (partial transfers included), and the hospital-seconds of compute
+// and transfer they took (summary.json's faults.*, metric_table.cpp).
+struct FaultTotals {
+  int64_t updates_lost = 0, bytes_wasted = 0;
+  double sim_time_lost_s = 0;
+};
+
 // What a round has done so far: passed on when the round is reported, dropped when it ended
 // after stop.sim_time_budget_s (then the run's figures stop at the last round that fit).
 struct RoundState {
   std::vector<HospitalStats> stats;  // by hospital id
   std::vector<Activity> activities;
   int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
-  FaultTotals faults;  // hospitals_lost: counted when reported, from the crashed statuses
+  FaultTotals faults;
   std::map<std::string, std::string> notes;  // the algorithm's own columns (Federation::note)
 };
 
@@ -77,8 +86,9 @@ class RoundLedger {
   bool done(int round, double now);
   bool stopping() const { return stopping_; }
   void stop();  // a stop condition was met
-  // Reports the round: its activities, its row of rounds.csv and hospitals.csv (with
-  // `scores`), the run totals; a round that ended past the time budget never happened.
+  // Reports the round: its activities, its row of rounds.csv and hospitals.csv (every metric
+  // of the run's table computed from `scores` and what the round did), the run's summary
+  // figures; a round that ended past the time budget never happened.
   void report(int round, const Scores& scores, double now, double energy_j, int num_classes);
   // The run's summary, after the algorithm returned; activities of unreported rounds go out
   // unless a stop condition cut the run.
@@ -103,6 +113,8 @@ class RoundLedger {
   std::function<void()> on_stop_;
   std::map<int, RoundState> rounds_;
   std::vector<std::string> round_columns_, hospital_columns_;
+  MetricSwitches switches_;
+  std::shared_ptr<const RunMetrics> metrics_;  // the declared metrics enabled, then the algorithm's columns
   RunSummary summary_;
   std::vector<int64_t> crashed_;  // hospitals that lost a job to a crash, sorted (hospitals_lost)
   bool target_reached_ = false, over_budget_ = false, stopping_ = false;

@@ -5,45 +5,17 @@
 namespace fedgrid {
 namespace {
 
-// Every running figure of RunSummary, listed once for saving and loading alike.
+// The run's own figures of RunSummary, then every summary entry of the metric table
+// (RunSummary::figures, metric_table.cpp) under its summary.json key, for saving and loading alike.
 template <class S, class Visit>
 void summary_fields(S& s, Visit&& v) {
   v("stop_reason", s.stop_reason);
   v("rounds", s.rounds);
-  v("final_accuracy", s.final_accuracy);
-  v("best_accuracy", s.best_accuracy);
   v("time_to_target_s", s.time_to_target_s);
-  v("final_f1", s.final_f1);
-  v("final_sensitivity", s.final_sensitivity);
-  v("final_specificity", s.final_specificity);
-  v("epoch_transfers", s.epoch_transfers);
-  v("final_tier_model_accuracy", s.final_tier_model_accuracy);
-  v("final_tier_gap", s.final_tier_gap);
-  v("final_hospital_accuracy_std", s.final_hospital_accuracy_std);
-  v("final_auc", s.final_auc);
-  v("final_local_test_accuracy", s.final_local_test_accuracy);
-  v("final_local_test_auc", s.final_local_test_auc);
-  v("final_global_test_accuracy", s.final_global_test_accuracy);
-  v("final_global_test_auc", s.final_global_test_auc);
-  v("final_site.f1_mean", s.final_site.f1_mean);
-  v("final_site.f1_worst", s.final_site.f1_worst);
-  v("final_site.bacc_mean", s.final_site.bacc_mean);
-  v("final_site.bacc_worst", s.final_site.bacc_worst);
-  v("final_site.auc_mean", s.final_site.auc_mean);
-  v("final_site.auc_worst", s.final_site.auc_worst);
   v("sim_time_s", s.sim_time_s);
   v("energy_j", s.energy_j);
-  v("bytes_up", s.bytes_up);
-  v("bytes_down", s.bytes_down);
-  v("bytes_peer", s.bytes_peer);
-  v("messages", s.messages);
-  v("faults.updates_lost", s.fault_totals.updates_lost);
-  v("faults.hospitals_lost", s.fault_totals.hospitals_lost);
-  v("faults.bytes_wasted", s.fault_totals.bytes_wasted);
-  v("faults.sim_time_lost_s", s.fault_totals.sim_time_lost_s);
+  for (auto& f : s.figures) v(f.key, f.kind, f.value);
 }
-
-using TierFigures = std::vector<std::pair<std::string, std::optional<double>>>;
 
 struct Saver {
   StateWriter& out;
@@ -54,6 +26,13 @@ struct Saver {
   void operator()(const std::string& name, double v) { out.put(key + "." + name, v); }
   void operator()(const std::string& name, const std::optional<double>& v) {
     if (v) out.put(key + "." + name, *v);  // absent: no entry
+  }
+  void operator()(const std::string& name, MetricKind, const MetricValue& v) {
+    if (const auto* x = std::get_if<double>(&v)) out.put(key + "." + name, *x);
+    else if (const auto* i = std::get_if<int64_t>(&v)) out.put(key + "." + name, *i);
+    else if (const auto* t = std::get_if<std::string>(&v)) out.put(key + "." + name, *t);
+    else if (const auto* tiers = std::get_if<TierFigures>(&v)) (*this)(name, *tiers);
+    // empty: no entry
   }
   void operator()(const std::string& name, const TierFigures& v) {
     std::string tiers;
@@ -76,6 +55,19 @@ struct Loader {
   void operator()(const std::string& name, std::optional<double>& v) {
     v.reset();
     if (in.has(key + "." + name)) v = in.real(key + "." + name);
+  }
+  void operator()(const std::string& name, MetricKind kind, MetricValue& v) {
+    const std::string at = key + "." + name;
+    v = MetricValue();
+    if (kind == MetricKind::PerTier) {
+      TierFigures tiers;
+      (*this)(name, tiers);
+      v = std::move(tiers);
+    } else if (in.has(at)) {
+      if (kind == MetricKind::Real) v = in.real(at);
+      else if (kind == MetricKind::Integer) v = in.integer(at);
+      else v = in.text(at);
+    }
   }
   void operator()(const std::string& name, TierFigures& v) {
     v.clear();
