@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "data/rng.hpp"
-#include "sim/core/seed_streams.hpp"
 
 namespace fedgrid::algorithms {
 
@@ -27,6 +26,11 @@ const KeySet<AsyncSettings>& async_keys() {
   return keys;
 }
 
+std::string asynchronous_cannot_checkpoint(const Scenario&) {
+  return "hospitals train on models of different versions at every instant, so there is no point with nothing "
+         "under way to resume from";
+}
+
 double staleness_weight(const std::string& function, double d, double a, double b) {
   if (function == "constant") return 1;
   if (function == "polynomial") return std::pow(d + 1, -a);
@@ -42,7 +46,7 @@ AsyncScheduler::AsyncScheduler(Federation& fed, int concurrency) : fed_(fed) {
 std::vector<Hospital*> AsyncScheduler::first() {
   auto all = fed_.hospitals();
   if (concurrency_ == all.size()) return all;
-  Rng(mix_seed(fed_.scenario().seed, seed_streams::kDispatch, draws_++)).shuffle(all);
+  Rng(mix_seed(fed_.scenario().seed, kDispatchStream, draws_++)).shuffle(all);
   all.resize(concurrency_);
   std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
   return all;
@@ -50,7 +54,7 @@ std::vector<Hospital*> AsyncScheduler::first() {
 
 Hospital& AsyncScheduler::next(const std::vector<Hospital*>& idle) {
   if (idle.empty()) throw std::logic_error("AsyncScheduler::next: no idle hospital");
-  return *idle[Rng(mix_seed(fed_.scenario().seed, seed_streams::kDispatch, draws_++)).below(idle.size())];
+  return *idle[Rng(mix_seed(fed_.scenario().seed, kDispatchStream, draws_++)).below(idle.size())];
 }
 
 }  // namespace fedgrid::algorithms

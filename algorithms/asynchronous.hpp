@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/seed_streams.hpp"
 #include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/scenario/key_set.hpp"
@@ -28,6 +29,12 @@ double staleness_weight(const std::string& function, double d, double a, double 
 // are drawn uniformly from the seed; whenever the server has taken an update, the next
 // hospital is drawn uniformly among the idle ones (the one just taken included). With every
 // hospital training at once, each starts again as soon as its update has been taken.
+// Why neither can be checkpointed (AlgorithmInfo::cannot_checkpoint).
+std::string asynchronous_cannot_checkpoint(const Scenario& scenario);
+
+// The scheduler's draws: the stream of its dispatch draws (mix_seed's id, the draw's number).
+inline constexpr uint64_t kDispatchStream = seed_streams::algorithm_stream(18);
+
 class AsyncScheduler {
  public:
   AsyncScheduler(Federation& fed, int concurrency);

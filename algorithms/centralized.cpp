@@ -57,8 +57,9 @@ class Centralized : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> centralized_algorithms() {
-  return {{"centralized", "Centralized: raw data pooled at the server, trained there (upper bound)",
-           [] { return std::make_unique<Centralized>(); }}};
+  return {{.name = "centralized",
+           .description = "Centralized: raw data pooled at the server, trained there (upper bound)",
+           .make = [] { return std::make_unique<Centralized>(); }}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -58,9 +58,11 @@ class Ditto : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> ditto_algorithms() {
-  return {{"ditto",
-           "Ditto (Li et al. 2021): FedAvg's global model plus a personal model per hospital regularised towards it",
-           [] { return std::make_unique<Ditto>(); }, AlgorithmInfo::Models::Shared, false, ditto_keys().declarations()}};
+  return {{.name = "ditto",
+           .description = "Ditto (Li et al. 2021): FedAvg's global model plus a personal model per hospital regularised "
+                          "towards it",
+           .make = [] { return std::make_unique<Ditto>(); },
+           .keys = ditto_keys().declarations()}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -101,10 +101,11 @@ class FedAmp : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> fedamp_algorithms() {
-  return {{"fedamp",
-           "FedAMP (Huang et al. 2021): personalised cloud models by attentive message passing, proximal local "
-           "training, personal models",
-           [] { return std::make_unique<FedAmp>(); }, AlgorithmInfo::Models::Shared, false, fedamp_keys().declarations()}};
+  return {{.name = "fedamp",
+           .description = "FedAMP (Huang et al. 2021): personalised cloud models by attentive message passing, "
+                          "proximal local training, personal models",
+           .make = [] { return std::make_unique<FedAmp>(); },
+           .keys = fedamp_keys().declarations()}};
 }
 
 }  // namespace fedgrid::algorithms

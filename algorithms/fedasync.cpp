@@ -26,7 +26,8 @@
 //     scenario's optimiser.
 //  6. The mix is element-wise over the whole state (batch-norm statistics included), in double,
 //     stored as float32; the server is charged 3 FLOPs per value (two multiplies, one add).
-//  7. alpha must be > 0 (alpha 0 never moves the model); the shared key allows 0 for unifed.
+//  7. alpha must be > 0 (alpha 0 never moves the model): its own key's bound (unifed's alpha,
+//     another key of the same name, allows 0).
 //  8. When the run stops (stop.rounds, target accuracy, time budget) the jobs under way are
 //     dropped: the run's figures are those of the last mix reported.
 //  9. Faults (faults.*): a job cut by a crash or the end of its hospital's availability brings
@@ -62,20 +63,13 @@ struct FedAsyncSettings {
 const KeySet<FedAsyncSettings>& fedasync_keys() {
   static const auto keys =
       KeySet<FedAsyncSettings>()
-          .add("alpha", &FedAsyncSettings::alpha, "0.7",
-               "unifed: mixing weight of the last hospital's model against the server's; fedasync: alpha of "
-               "alpha_t = alpha s(t - tau) (> 0)",
-               {.min = 0, .max = 1})
+          // Its own alpha, not unifed's (which may be 0): alpha 0 would never mix anything in.
+          .add("alpha", &FedAsyncSettings::alpha, "0.7", "fedasync: alpha of alpha_t = alpha s(t - tau)",
+               {.min = 0, .max = 1, .min_exclusive = true})
           .add("rho", &FedAsyncSettings::rho, "0",
                "fedasync: weight of the worker's proximal term (rho/2)||z - x_tau||^2 (0: plain local training)",
                {.min = 0});
   return keys;
-}
-
-// alpha 0 passes the key's bounds (unifed's alpha may be 0) but would never mix anything in.
-void check_fedasync(const SetupView& setup) {
-  if (fedasync_keys().read(setup.scenario).alpha <= 0)
-    throw setup.scenario.error_at("algorithm.alpha", "fedasync needs alpha > 0");
 }
 
 // What a worker pushes: its model and the time stamp of the model it started from.
@@ -139,15 +133,10 @@ std::vector<AlgorithmInfo> fedasync_algorithms() {
   return {{.name = "fedasync",
            .description = "FedAsync (Xie et al. 2019): every hospital's model mixed in as it arrives, weighted by its staleness",
            .make = [] { return std::make_unique<FedAsync>(); },
-           .models = AlgorithmInfo::Models::Shared,
-           .counts_epochs = false,
            .keys = keys,
-           .cannot_checkpoint =
-               [](const Scenario&) {
-                 return std::string("hospitals train on models of different versions at every instant, so there is "
-                                    "no point with nothing under way to resume from");
-               },
-           .check = check_fedasync}};
+           .cannot_checkpoint = asynchronous_cannot_checkpoint,
+           .asynchronous = true,
+           .seed_streams = {kDispatchStream}}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -46,9 +46,10 @@ Update FedAvg::train_locally(Federation& fed, Hospital& h, const Model& global) 
 }
 
 std::vector<AlgorithmInfo> fedavg_algorithms() {
-  return {{"fedavg", "FedAvg (McMahan et al. 2017): parallel rounds, sample-weighted averaging, client fraction",
-           [] { return std::make_unique<FedAvg>(); }, AlgorithmInfo::Models::Shared, false,
-           fedavg_keys().declarations()}};
+  return {{.name = "fedavg",
+           .description = "FedAvg (McMahan et al. 2017): parallel rounds, sample-weighted averaging, client fraction",
+           .make = [] { return std::make_unique<FedAvg>(); },
+           .keys = fedavg_keys().declarations()}};
 }
 
 }  // namespace fedgrid::algorithms

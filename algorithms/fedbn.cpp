@@ -64,8 +64,10 @@ class FedBn : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> fedbn_algorithms() {
-  return {{"fedbn", "FedBN (Li et al. 2021): FedAvg that leaves batch-norm layers local",
-           [] { return std::make_unique<FedBn>(); }, AlgorithmInfo::Models::Shared, false, fedavg_keys().declarations()}};
+  return {{.name = "fedbn",
+           .description = "FedBN (Li et al. 2021): FedAvg that leaves batch-norm layers local",
+           .make = [] { return std::make_unique<FedBn>(); },
+           .keys = fedavg_keys().declarations()}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -154,13 +154,14 @@ class FedBuff : public Algorithm {
 std::vector<AlgorithmInfo> fedbuff_algorithms() {
   auto keys = fedbuff_keys().declarations();
   for (auto& k : async_keys().declarations()) keys.push_back(k);
-  return {{"fedbuff",
-           "FedBuff (Nguyen et al. 2022): staleness-weighted deltas buffered at the server, a model step every K",
-           [] { return std::make_unique<FedBuff>(); }, AlgorithmInfo::Models::Shared, false, keys,
-           [](const Scenario&) {
-             return std::string("hospitals train on models of different versions at every instant, so there is "
-                                "no point with nothing under way to resume from");
-           }}};
+  return {{.name = "fedbuff",
+           .description = "FedBuff (Nguyen et al. 2022): staleness-weighted deltas buffered at the server, a model step "
+                          "every K",
+           .make = [] { return std::make_unique<FedBuff>(); },
+           .keys = keys,
+           .cannot_checkpoint = asynchronous_cannot_checkpoint,
+           .asynchronous = true,
+           .seed_streams = {kDispatchStream}}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -171,9 +171,10 @@ std::vector<AlgorithmInfo> fedopt_algorithms() {
   auto keys = fedavg_keys().declarations();
   for (auto& k : fedopt_keys().declarations()) keys.push_back(k);
   auto entry = [&](const std::string& name, const std::string& method, const std::string& rule) {
-    return AlgorithmInfo{name, "Reddi et al. 2021: FedAvg's rounds, the averaged update stepped by a server " + rule,
-                         [method] { return std::make_unique<FedOpt>(method); }, AlgorithmInfo::Models::Shared, false,
-                         keys};
+    return AlgorithmInfo{.name = name,
+                         .description = "Reddi et al. 2021: FedAvg's rounds, the averaged update stepped by a server " + rule,
+                         .make = [method] { return std::make_unique<FedOpt>(method); },
+                         .keys = keys};
   };
   return {entry("fedadagrad", "adagrad", "Adagrad with momentum (server_lr, beta1, tau)"),
           entry("fedyogi", "yogi", "Yogi (server_lr, beta1, beta2, tau)"),

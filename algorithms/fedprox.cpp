@@ -45,8 +45,11 @@ class FedProx : public FedAvg {
 std::vector<AlgorithmInfo> fedprox_algorithms() {
   auto keys = fedavg_keys().declarations();
   for (auto& k : fedprox_keys().declarations()) keys.push_back(k);
-  return {{"fedprox", "FedProx (Li et al. 2020): FedAvg with the proximal term (mu/2)||w - w_global||^2 in local training",
-           [] { return std::make_unique<FedProx>(); }, AlgorithmInfo::Models::Shared, false, keys}};
+  return {{.name = "fedprox",
+           .description = "FedProx (Li et al. 2020): FedAvg with the proximal term (mu/2)||w - w_global||^2 in local "
+                          "training",
+           .make = [] { return std::make_unique<FedProx>(); },
+           .keys = keys}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -140,9 +140,12 @@ class FedRep : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> fedrep_algorithms() {
-  return {{"fedrep",
-           "FedRep (Collins et al. 2021): shared body averaged, personal heads trained first with the body frozen",
-           [] { return std::make_unique<FedRep>(); }, AlgorithmInfo::Models::Shared, true, fedrep_keys().declarations()}};
+  return {{.name = "fedrep",
+           .description = "FedRep (Collins et al. 2021): shared body averaged, personal heads trained first with the "
+                          "body frozen",
+           .make = [] { return std::make_unique<FedRep>(); },
+           .counts_epochs = true,
+           .keys = fedrep_keys().declarations()}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -65,10 +65,14 @@ class FedSeq : public Algorithm {
 
 std::vector<AlgorithmInfo> fedseq_algorithms() {
   const auto keys = fedseq_keys().declarations();
-  return {{"fedseq", "FedSeq: one model relayed through the server, hospital by hospital",
-           [] { return std::make_unique<FedSeq>(false); }, AlgorithmInfo::Models::Shared, false, keys},
-          {"fedcross", "FedCross (Xu et al.): one model relayed hospital to hospital peer to peer, no server",
-           [] { return std::make_unique<FedSeq>(true); }, AlgorithmInfo::Models::Shared, false, keys}};
+  return {{.name = "fedseq",
+           .description = "FedSeq: one model relayed through the server, hospital by hospital",
+           .make = [] { return std::make_unique<FedSeq>(false); },
+           .keys = keys},
+          {.name = "fedcross",
+           .description = "FedCross (Xu et al.): one model relayed hospital to hospital peer to peer, no server",
+           .make = [] { return std::make_unique<FedSeq>(true); },
+           .keys = keys}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -91,12 +91,14 @@ std::vector<AlgorithmInfo> heterofl_algorithms() {
                           "(model.<tier>), per-value averaging",
            .make = [] { return std::make_unique<SubModelRounds>(false); },
            .models = AlgorithmInfo::Models::PerTier,
-           .check = check_submodels},
+           .check = check_submodels,
+           .smallest = {"model.weak.arch=mlp", "model.weak.width_multiplier=0.5"}},
           {.name = "fedrolex",
            .description = "FedRolex (Alam et al. 2022): HeteroFL with a channel window that rolls by one every round",
            .make = [] { return std::make_unique<SubModelRounds>(true); },
            .models = AlgorithmInfo::Models::PerTier,
-           .check = check_submodels}};
+           .check = check_submodels,
+           .smallest = {"model.weak.arch=mlp", "model.weak.width_multiplier=0.5"}}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -28,8 +28,10 @@ class Local : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> local_algorithms() {
-  return {{"local", "Local: every hospital trains its own model alone, no communication (lower bound)",
-           [] { return std::make_unique<Local>(); }, AlgorithmInfo::Models::PerHospital}};
+  return {{.name = "local",
+           .description = "Local: every hospital trains its own model alone, no communication (lower bound)",
+           .make = [] { return std::make_unique<Local>(); },
+           .models = AlgorithmInfo::Models::PerHospital}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -1,9 +1,12 @@
 #include "algorithms/registry.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 
 #include "sim/core/input_error.hpp"
 #include "sim/engine/faults.hpp"
+#include "sim/scenario/overrides.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fedgrid::algorithms {
@@ -47,10 +50,42 @@ const std::vector<AlgorithmInfo>& registry() {
 
 void install_algorithm_keys() {
   static const bool installed = [] {
-    for (const auto& a : registry()) install_keys(a.keys);
+    for (const auto& a : registry()) install_keys(a.name, a.keys);
     return true;
   }();
   (void)installed;
+}
+
+std::vector<AlgorithmKeys> algorithm_keys() {
+  std::vector<AlgorithmKeys> out;
+  for (const auto& a : registry()) out.push_back({a.name, a.keys});
+  return out;
+}
+
+// What every algorithm's smallest scenario starts from: one hospital of each tier (for the
+// algorithms that give tiers their own models), a synthetic set an mlp learns in two rounds.
+constexpr const char* kSmallestScenario = R"(seed: 7
+platform:
+  hospitals:
+    - {count: 1, tier: weak}
+    - {count: 1, tier: medium}
+    - {count: 1, tier: strong}
+data:
+  dataset: synthetic
+  synthetic: {train_samples: 600, test_samples: 200, height: 12, width: 12}
+model: {arch: mlp}
+training: {lr: 0.05, batch_size: 16}
+stop: {rounds: 2}
+)";
+
+std::string smallest_scenario(const AlgorithmInfo& algorithm) {
+  YAML::Node root = YAML::Load(kSmallestScenario);
+  std::vector<std::string> sets{"name=smallest-" + algorithm.name, "algorithm.name=" + algorithm.name};
+  sets.insert(sets.end(), algorithm.smallest.begin(), algorithm.smallest.end());
+  apply_overrides(root, sets);
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
 }
 
 const AlgorithmInfo* find_algorithm(const std::string& name) {
@@ -93,10 +128,17 @@ void check_algorithm(const Scenario& s) {
   if (s.output.checkpoint_every > 0 && algorithm->cannot_checkpoint)
     if (const std::string why = algorithm->cannot_checkpoint(s); !why.empty())
       throw s.error_at("output.checkpoint_every", "algorithm '" + s.algorithm.name + "' cannot be checkpointed: " + why);
+  if (algorithm->asynchronous && (s.faults.offline_probability > 0 || s.faults.deadline_s > 0 || s.faults.over_selection > 0))
+    throw s.error_at(s.faults.offline_probability > 0 ? "faults.offline_probability"
+                     : s.faults.deadline_s > 0       ? "faults.deadline_s"
+                                                     : "faults.over_selection",
+                     "an asynchronous schedule has no synchronous round for it to act on: "
+                     "use faults.availability_trace, crashes or faults.link_trace");
   if (s.faults.over_selection > 0 && std::any_of(algorithm->keys.begin(), algorithm->keys.end(), [](const KeyDecl& k) {
         return k.path == "algorithm.fraction";
       }))
-    if (s.algorithm.settings.value<double>("fraction").value_or(1) >= 1) throw nobody_left_to_over_select(s);
+    if (s.algorithm.settings.for_algorithm(s.algorithm.name).value<double>("fraction").value_or(1) >= 1)
+      throw nobody_left_to_over_select(s);
   if (s.training.local_steps > 0 && algorithm->counts_epochs)
     throw s.error_at("training.local_steps", "algorithm '" + s.algorithm.name +
                                                  "' sizes its local training in epochs itself: use training.local_epochs");

@@ -1,6 +1,7 @@
 #pragma once
 // Algorithms by name. A new algorithm is one file (or folder) that defines its entries, plus
 // one line in registry.cpp; its keys are declared in its own file (sim/scenario/key_set.hpp).
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "sim/engine/run.hpp"
 #include "sim/scenario/key_table.hpp"
+#include "sim/scenario/key_transfer.hpp"
 
 namespace fedgrid {
 class Federation;
@@ -28,7 +30,9 @@ struct AlgorithmInfo {
   // or also one per hospital group (platform.hospitals[].model).
   enum class Models { Shared, PerTier, PerHospital } models = Models::Shared;
   bool counts_epochs = false;  // sizes local work in epochs itself (rejects training.local_steps)
-  std::vector<KeyDecl> keys = {};  // its own algorithm.* keys (KeySet::declarations())
+  // Its own algorithm.* keys (KeySet::declarations()): a scenario naming it may give these and no
+  // other algorithm's; another algorithm may declare the same name differently.
+  std::vector<KeyDecl> keys = {};
   // Why the scenario's schedule never stops with nothing under way, so that it cannot be
   // checkpointed (output.checkpoint_every); empty: it can (Federation::first_round).
   std::function<std::string(const Scenario&)> cannot_checkpoint = {};
@@ -39,6 +43,17 @@ struct AlgorithmInfo {
   // set up (every model's shape known) by `fedgrid validate` and `fedgrid run` alike; throws
   // InputError naming the key (Scenario::error_at). run() trusts them. Empty: none.
   std::function<void(const SetupView&)> check = {};
+  // Its hospitals train when they are free, with no synchronous round (FedAsync, FedBuff): faults
+  // drawn per round (faults.offline_probability, deadline_s, over_selection) cannot act on it.
+  bool asynchronous = false;
+  // The ids of the random streams it derives (mix_seed's second argument), declared in its own
+  // file; each is an algorithm's id (seed_streams::is_algorithm_stream), so none is the
+  // simulator's, and no two of one algorithm are alike (tests/test_runs.cpp checks the entries).
+  std::vector<uint64_t> seed_streams = {};
+  // The smallest scenario that exercises it: --set overrides of the shared smallest scenario
+  // (smallest_scenario) that it needs, e.g. the models or the server's share it requires. The
+  // tests that run every algorithm run these.
+  std::vector<std::string> smallest = {};
 };
 
 const std::vector<AlgorithmInfo>& registry();
@@ -47,6 +62,12 @@ std::string algorithm_names();
 // Puts every algorithm's own keys into the scenario key table; call once before reading a
 // scenario (the command line does, and the tests' main).
 void install_algorithm_keys();
+// Every algorithm's name and own keys, in registry order: what install_algorithm_keys installs,
+// for the processes that link no algorithm (key_transfer.hpp).
+std::vector<AlgorithmKeys> algorithm_keys();
+// The smallest scenario that exercises `algorithm`, as YAML text: three hospitals (one of each
+// tier), a small synthetic set, an mlp, two rounds, with its entry's `smallest` overrides.
+std::string smallest_scenario(const AlgorithmInfo& algorithm);
 
 // What the scenario's algorithm needs of it: that it exists, the models it may give (shared,
 // per tier, per hospital), local_steps only where the algorithm sizes work in mini-batches.

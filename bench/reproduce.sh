@@ -96,17 +96,19 @@ case "$paper" in
       n5=$([ $shape = fedskin ] && echo 15 || echo 20)
       pooled=$([ $shape = fedskin ] && echo 45 || echo 80)
       f="scenarios/fedskd/shifted_$shape.yaml"
+      # The file's algorithm.gamma is fedskd's own key: the other methods unset it.
+      skd="algorithm.gamma=null"
       methods+=(
         "$shape/fedskd|$f|"
-        "$shape/fedavg|$f|algorithm.name=fedavg training.local_steps=5"
-        "$shape/fedavg_equal_steps|$f|algorithm.name=fedavg training.local_steps=$n5"
-        "$shape/fedprox|$f|algorithm.name=fedprox algorithm.mu=0.01 training.local_steps=5"
-        "$shape/fedprox_equal_steps|$f|algorithm.name=fedprox algorithm.mu=0.01 training.local_steps=$n5"
-        "$shape/fedbn|$f|algorithm.name=fedbn training.local_steps=5"
-        "$shape/fedcross|$f|algorithm.name=fedcross training.local_steps=5"
-        "$shape/local|$f|algorithm.name=local training.local_steps=5"
-        "$shape/local_equal_steps|$f|algorithm.name=local training.local_steps=$n5"
-        "$shape/centralized|$f|algorithm.name=centralized training.local_steps=$pooled"
+        "$shape/fedavg|$f|$skd algorithm.name=fedavg training.local_steps=5"
+        "$shape/fedavg_equal_steps|$f|$skd algorithm.name=fedavg training.local_steps=$n5"
+        "$shape/fedprox|$f|$skd algorithm.name=fedprox algorithm.mu=0.01 training.local_steps=5"
+        "$shape/fedprox_equal_steps|$f|$skd algorithm.name=fedprox algorithm.mu=0.01 training.local_steps=$n5"
+        "$shape/fedbn|$f|$skd algorithm.name=fedbn training.local_steps=5"
+        "$shape/fedcross|$f|$skd algorithm.name=fedcross training.local_steps=5"
+        "$shape/local|$f|$skd algorithm.name=local training.local_steps=5"
+        "$shape/local_equal_steps|$f|$skd algorithm.name=local training.local_steps=$n5"
+        "$shape/centralized|$f|$skd algorithm.name=centralized training.local_steps=$pooled"
       )
       # --variants: FedSKD with the DAM's Adam kept across rounds (algorithm.persistent_adam).
       [ $variants -eq 1 ] && methods+=("$shape/fedskd_persistent_adam|$f|algorithm.persistent_adam=true")

@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // The harness links no algorithm: their declarations come from the file the test suite keeps
-  // equal to the registry (tests/test_fuzz_inputs.cpp).
-  fedgrid::install_keys(fedgrid::keys_from_yaml(fedgrid::fuzz::read_text(FEDGRID_SOURCE_DIR "/fuzz/algorithm_keys.yaml")));
+  // equal to the registry (tests/test_fuzz_keys.cpp).
+  fedgrid::install_algorithm_keys_from_yaml(fedgrid::fuzz::read_text(FEDGRID_SOURCE_DIR "/fuzz/algorithm_keys.yaml"));
   return 0;
 }
 

@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fedgrid::install_keys(fedgrid::keys_from_yaml(fedgrid::fuzz::read_text(FEDGRID_SOURCE_DIR "/fuzz/algorithm_keys.yaml")));
+  fedgrid::install_algorithm_keys_from_yaml(fedgrid::fuzz::read_text(FEDGRID_SOURCE_DIR "/fuzz/algorithm_keys.yaml"));
   fs::copy(FEDGRID_SOURCE_DIR "/scenarios", fedgrid::fuzz::scratch_dir() + "/scenarios", fs::copy_options::recursive);
   return 0;
 }

@@ -112,6 +112,68 @@ TEST(Scenario, UnknownAlgorithmIsReported) {
   EXPECT_NE(p.message.find("fedavg"), std::string::npos) << p.message;
 }
 
+// An algorithm reads its own keys only: another's would be ignored, so it is refused, naming
+// the algorithms that declare it, from the file and from --set alike.
+TEST(Scenario, AnotherAlgorithmsKeyIsRefused) {
+  auto p = first_problem("platform: {hospitals: [{tier: weak}]}\nalgorithm:\n  name: fedavg\n  mu: 0.1\n");
+  EXPECT_EQ(p.line, 4);
+  EXPECT_EQ(p.key, "algorithm.mu");
+  EXPECT_EQ(p.message, "not a key of algorithm 'fedavg': only fedprox declares it");
+  p = first_problem("platform: {hospitals: [{tier: weak}]}\n", {"algorithm.alpha=0.5"});  // fedavg by default
+  EXPECT_EQ(p.file, "--set");
+  EXPECT_EQ(p.message, "not a key of algorithm 'fedavg': only fedasync and unifed declare it");
+  // The closest key of its own is suggested: fedasync's alpha for fedamp's alpha_k.
+  p = first_problem("platform: {hospitals: [{tier: weak}]}\nalgorithm: {name: fedasync, alpha_k: 1}\n");
+  EXPECT_EQ(p.key, "algorithm.alpha_k");
+  EXPECT_EQ(p.message, "not a key of algorithm 'fedasync': only fedamp declares it (did you mean 'algorithm.alpha'?)");
+  // --set algorithm.name decides whose keys the file may give.
+  EXPECT_NO_THROW(load_scenario_text("platform: {hospitals: [{tier: weak}]}\nalgorithm: {name: fedavg, mu: 0.1}\n",
+                                     "x.yaml", {"algorithm.name=fedprox"}));
+  // Unset, another algorithm's key is ignored by none: how a scenario runs under another algorithm.
+  EXPECT_NO_THROW(load_scenario_text("platform: {hospitals: [{tier: weak}]}\nalgorithm: {name: fedprox, mu: 0.1}\n",
+                                     "x.yaml", {"algorithm.name=fedavg", "algorithm.mu=null"}));
+  // A name no algorithm has: check_algorithm reports it, not its keys.
+  p = first_problem("platform: {hospitals: [{tier: weak}]}\nalgorithm: {name: fedmagic, mu: 0.1}\n");
+  EXPECT_EQ(p.key, "algorithm.name");
+}
+
+// fedasync and unifed each declare algorithm.alpha, with their own bounds and descriptions.
+TEST(Scenario, OneKeyNameDeclaredDifferentlyByTwoAlgorithms) {
+  const KeyDecl* fedasync = find_key("algorithm.alpha", "fedasync");
+  const KeyDecl* unifed = find_key("algorithm.alpha", "unifed");
+  ASSERT_TRUE(fedasync && unifed);
+  EXPECT_NE(fedasync, unifed);
+  EXPECT_EQ(fedasync->algorithms, std::vector<std::string>{"fedasync"});
+  EXPECT_EQ(unifed->algorithms, std::vector<std::string>{"unifed"});
+  EXPECT_EQ(fedasync->description.rfind("fedasync: ", 0), 0u) << fedasync->description;
+  EXPECT_EQ(unifed->description.rfind("unifed: ", 0), 0u) << unifed->description;
+  EXPECT_EQ(find_key("algorithm.alpha", "fedavg"), nullptr);
+  EXPECT_EQ(algorithms_declaring("algorithm.alpha"), (std::vector<std::string>{"fedasync", "unifed"}));
+  // One declaration several algorithms share alike is one entry naming them all.
+  const KeyDecl* fraction = find_key("algorithm.fraction", "fedprox");
+  ASSERT_TRUE(fraction);
+  EXPECT_EQ(fraction, find_key("algorithm.fraction", "fedavg"));
+  EXPECT_GE(fraction->algorithms.size(), 2u);
+
+  const std::string base = "platform: {hospitals: [{tier: weak}]}\nalgorithm: {name: ";
+  EXPECT_NO_THROW(load_scenario_text(base + "unifed, alpha: 0}\n", "x.yaml"));  // unifed's may be 0
+  auto p = first_problem(base + "fedasync, alpha: 0}\n");                          // fedasync's may not
+  EXPECT_EQ(p.key, "algorithm.alpha");
+  EXPECT_EQ(p.message, "must be > 0, got 0");
+  // The name --set gives (a sweep's axis, say) decides whose alpha the file's is checked against.
+  EXPECT_NO_THROW(load_scenario_text(base + "fedasync, alpha: 0}\n", "x.yaml", {"algorithm.name=unifed"}));
+}
+
+// Declaring one of the simulator's keys, or a name twice differently, is a programming error.
+TEST(Scenario, InstallKeysRefusesAClash) {
+  const KeyDecl name{"algorithm.name", KeyType::String, std::nullopt, "test: clash"};
+  EXPECT_THROW(install_keys("test-clash-core", {name}), std::logic_error);
+  const KeyDecl one{"algorithm.test_declared_twice", KeyType::Int, "1", "test: one"};
+  KeyDecl other = one;
+  other.default_value = "2";
+  EXPECT_THROW(install_keys("test-clash-twice", {one, other}), std::logic_error);
+}
+
 TEST(Scenario, EnumValuesAreChecked) {
   auto p = first_problem("platform: {hospitals: [{tier: weak}]}\ndata:\n  partition: {scheme: zipf}\n");
   EXPECT_EQ(p.key, "data.partition.scheme");

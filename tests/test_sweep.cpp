@@ -102,6 +102,11 @@ TEST(Sweep, BadSweepFilesAreInputErrors) {
                    {"sweep.yaml:4:", "'model.arch' is set twice"});
   expect_bad_sweep("sweep_badbase", "base: nothere.yaml\naxes:\n  - {key: model.arch, values: [mlp]}\n", {"nothere.yaml"});
   expect_bad_sweep("sweep_nothing", "base: base.yaml\n", {"nothing to sweep"});
+  // An algorithm's own key in `set` must be a key of every algorithm the cells name.
+  expect_bad_sweep("sweep_others_key",
+                   "base: base.yaml\nset: {algorithm.order: fixed}\naxes:\n  - {key: algorithm.name, values: [fedseq, "
+                   "fedavg]}\n",
+                   {"key 'algorithm.order'", "not a key of algorithm 'fedavg': only fedseq and fedcross declare it"});
 }
 
 // The fields of a CSV line, quotes undone (cell folders and errors hold commas).
@@ -274,13 +279,13 @@ TEST(Sweep, SetOfASweptKeyIsRefused) {
   expect_bad_sweep("sweep_set_form", kTwoAxes, {"expected key.path=value, got 'stop.rounds'"}, "--set stop.rounds");
 }
 
-// algorithm.order is an algorithm's own key: the MPI rank binary, which links no algorithm,
-// validates it with the declarations fedgrid hands it (sim/scenario/key_transfer.hpp).
+// algorithm.order is fedseq's and fedcross's own key: the MPI rank binary, which links no
+// algorithm, validates it with the declarations fedgrid hands it (sim/scenario/key_transfer.hpp).
 const char* kSmallGrid = R"(name: ranks
 base: base.yaml
 set: {stop.rounds: 1, algorithm.order: fixed}
 axes:
-  - {key: algorithm.name, values: [fedavg, fedseq]}
+  - {key: algorithm.name, values: [fedseq, fedcross]}
   - {key: platform.hospitals.0.uplink_bps, name: weak_uplink, values: [10e6, 1e9]}
 seeds: [1, 2]
 )";

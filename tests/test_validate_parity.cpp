@@ -117,6 +117,17 @@ std::vector<Case> cases() {
       {"unknown-key", {}, scenario() + "timing_extra: 1\n", "key 'timing_extra': unknown key"},
       {"key-below-minimum", {}, scenario() + "faults: {crash_rate_per_hour: -1}\n",
        "key 'faults.crash_rate_per_hour'"},
+      // Another algorithm's key would be ignored: refused, naming who declares it.
+      {"another-algorithms-key", {}, scenario(kStarPlatform, timing_only("algorithm: {name: fedavg, alpha: 0.5}\n")),
+       "key 'algorithm.alpha': not a key of algorithm 'fedavg': only fedasync and unifed declare it"},
+      {"another-algorithms-key-near-its-own", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: fedasync, alpha_k: 0.5}\n")),
+       "key 'algorithm.alpha_k': not a key of algorithm 'fedasync': only fedamp declares it (did you mean "
+       "'algorithm.alpha'?)"},
+      // An asynchronous schedule has no round for a per-round fault (the registry's `asynchronous`).
+      {"asynchronous-offline-probability", {},
+       scenario(kStarPlatform, timing_only("algorithm: {name: fedbuff}\nfaults: {offline_probability: 0.1}\n")),
+       "key 'faults.offline_probability': an asynchronous schedule has no synchronous round for it to act on"},
 
       // ---- the tier catalog
       {"tiers-missing", {}, scenario("platform:\n  tiers: $D/nosuch.yaml\n  hospitals: [{count: 2, tier: weak}]\n"),
@@ -287,8 +298,9 @@ std::vector<Case> cases() {
       {"carpefl-more-clusters-than-hospitals", {},
        scenario(kStarPlatform, "algorithm: {name: carpefl, clusters: 4}\n", kTrainingData28, "model: {arch: carpefl}\n"),
        "key 'algorithm.clusters': more clusters than hospitals"},
+      // fedasync's own alpha excludes 0 (unifed's, the same name, allows it).
       {"fedasync-alpha-0", {}, scenario(kStarPlatform, timing_only("algorithm: {name: fedasync, alpha: 0}\n")),
-       "key 'algorithm.alpha': fedasync needs alpha > 0"},
+       "key 'algorithm.alpha': must be > 0, got 0"},
       {"fedskd-stage-counts-differ", {},
        scenario("platform:\n  hospitals: [{count: 2, tier: weak}, {count: 1, tier: strong, model: resnet10}]\n",
                 timing_only("algorithm: {name: fedskd}\n"), kTimingData16, "model: {arch: cnn}\n"),

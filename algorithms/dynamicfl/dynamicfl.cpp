@@ -56,6 +56,9 @@
 namespace fedgrid::algorithms {
 namespace {
 
+// (hospital + 1, round): the new branches a grown block starts from.
+constexpr uint64_t kReparamStream = seed_streams::algorithm_stream(16);
+
 struct BudgetChange {
   int round = 1;
   std::string tier;
@@ -130,7 +133,7 @@ class DynamicFL : public Algorithm {
         std::vector<double>& salience = last_salience[size_t(h.id())];
         const int k = budget(h.tier(), round), E = sc.training.local_epochs;
         GrowthPlan plan{k, {}, settings_.recal_batches,
-                        mix_seed(sc.seed, seed_streams::kReparam, uint64_t(h.id() + 1), uint64_t(round))};
+                        mix_seed(sc.seed, kReparamStream, uint64_t(h.id() + 1), uint64_t(round))};
         Update u;
         if (k == 0) {
           // Nothing to grow: E epochs of the plain model, as FedAvg trains it.
@@ -187,7 +190,10 @@ std::vector<AlgorithmInfo> dynamicfl_algorithms() {
            .models = AlgorithmInfo::Models::Shared,
            .counts_epochs = true,
            .keys = dynamicfl_keys().declarations(),
-           .check = check_budgets}};
+           .check = check_budgets,
+           .seed_streams = {kReparamStream},
+           // Grows convs: a cnn, at the 28x28 its pools need.
+           .smallest = {"model.arch=cnn", "data.synthetic.height=28", "data.synthetic.width=28"}}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -35,6 +35,9 @@
 namespace fedgrid::algorithms {
 namespace {
 
+// (round): the order of the distillation's batches.
+constexpr uint64_t kDistillStream = seed_streams::algorithm_stream(17);
+
 struct FedDFSettings {
   int distill_epochs = 1;
   double distill_lr = 1e-3;
@@ -100,7 +103,7 @@ class FedDF : public Algorithm {
       EnsembleLogits ensemble(teachers, unlabelled);
       fed.run_on_server(ensemble);
       const Distillation::Settings settings{own.distill_epochs, sc.training.batch_size, own.distill_lr,
-                                            mix_seed(sc.seed, seed_streams::kDistill, uint64_t(round))};
+                                            mix_seed(sc.seed, kDistillStream, uint64_t(round))};
       for (auto& [arch, model] : models) {
         Distillation distillation(model, unlabelled, ensemble.logits(), settings);
         fed.run_on_server(distillation);
@@ -124,7 +127,10 @@ std::vector<AlgorithmInfo> feddf_algorithms() {
            .models = AlgorithmInfo::Models::PerTier,
            .counts_epochs = false,
            .keys = feddf_keys().declarations(),
-           .check = check_feddf}};
+           .check = check_feddf,
+           .seed_streams = {kDistillStream},
+           // Two architectures to distil between, and the server's data to distil on.
+           .smallest = {"model.weak.arch=mlp", "model.weak.width_multiplier=0.5", "data.server_share=0.1"}}};
 }
 
 }  // namespace fedgrid::algorithms

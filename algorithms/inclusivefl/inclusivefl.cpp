@@ -175,7 +175,10 @@ std::vector<AlgorithmInfo> inclusivefl_algorithms() {
            .models = AlgorithmInfo::Models::PerTier,
            .counts_epochs = false,
            .keys = inclusivefl_keys().declarations(),
-           .check = check_inclusivefl}};
+           .check = check_inclusivefl,
+           // Depths of one VGG family, which needs 28x28.
+           .smallest = {"model.arch=vgg9", "model.width_multiplier=0.125", "model.weak.arch=vgg5",
+                        "model.medium.arch=vgg7", "data.synthetic.height=28", "data.synthetic.width=28"}}};
 }
 
 }  // namespace fedgrid::algorithms

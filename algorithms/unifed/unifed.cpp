@@ -143,9 +143,7 @@ const KeySet<UniFedSettings>& unifed_keys() {
   using S = UniFedSettings;
   static const auto keys = [] {
     KeySet<S> k;
-    k.add("alpha", &S::alpha, "0.7",
-          "unifed: mixing weight of the last hospital's model against the server's; fedasync: alpha of "
-          "alpha_t = alpha s(t - tau) (> 0)",
+    k.add("alpha", &S::alpha, "0.7", "unifed: mixing weight of the last hospital's model against the server's",
           {.min = 0, .max = 1})
         .add("first_round_epochs", &S::first_round_epochs, "1",
              "unifed: epochs of the parallel first round that ranks the hospitals", {.min = 1});
@@ -302,7 +300,8 @@ std::vector<AlgorithmInfo> unifed_algorithms() {
            .models = AlgorithmInfo::Models::Shared,
            .counts_epochs = true,
            .keys = unifed_keys().declarations(),
-           .check = check_unifed},
+           .check = check_unifed,
+           .smallest = {"data.server_share=0.1"}},
           {.name = "unifed_server_only",
            .description = "UniFed's control: the server's dynamic update on its own share (data.server_share) alone, "
                           "no hospital takes part, UniFed's global stop",
@@ -310,7 +309,8 @@ std::vector<AlgorithmInfo> unifed_algorithms() {
            .models = AlgorithmInfo::Models::Shared,
            .counts_epochs = true,
            .keys = server_only_keys().declarations(),
-           .check = check_server_share}};
+           .check = check_server_share,
+           .smallest = {"data.server_share=0.1"}}};
 }
 
 }  // namespace fedgrid::algorithms

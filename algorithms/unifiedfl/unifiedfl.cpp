@@ -56,6 +56,9 @@
 namespace fedgrid::algorithms {
 namespace {
 
+// The grouping hash g_e / g_v of Theta (one for all hospitals).
+constexpr uint64_t kGroupsStream = seed_streams::algorithm_stream(24);
+
 using unifiedfl::ThetaLayout;
 
 struct UnifiedFlSettings {
@@ -116,7 +119,7 @@ class UnifiedFl : public Algorithm {
     const std::vector<float> start = real ? unifiedfl::initial_theta(layout_) : std::vector<float>{};
     thetas_.assign(hospitals_.size(), std::vector<double>(start.begin(), start.end()));
     uploaded_ = thetas_;
-    const uint64_t group_seed = mix_seed(sc.seed, seed_streams::kUnifiedFlGroups);
+    const uint64_t group_seed = mix_seed(sc.seed, kGroupsStream);
     const unifiedfl::ThetaOptimizer adamw{s_.theta_lr, 0.9, 0.999, s_.theta_weight_decay};
     for (int round = fed.first_round({{"models", models_}, {"thetas", thetas_}, {"uploaded", uploaded_},
                                       {"clusters", clusters_}});
@@ -244,16 +247,26 @@ class UnifiedFl : public Algorithm {
 }  // namespace
 
 std::vector<AlgorithmInfo> unifiedfl_algorithms() {
-  const std::vector<std::string> round_columns{"merge", "clusters"}, hospital_columns{"cluster"};
-  return {{"unifiedfl",
-           "UnifiedFL (Pala & Rekik 2025): private networks of any architecture modulated by one shared Theta; "
-           "Ward/silhouette clusters on Theta distances, intra-cluster merges every t_ic, cross-cluster every t_bc",
-           [] { return std::make_unique<UnifiedFl>(true); }, AlgorithmInfo::Models::PerHospital, true,
-           unifiedfl_keys().declarations(), {}, round_columns, hospital_columns},
-          {"ufedgnn",
-           "uFedGNN (UnifiedFL's static ablation): UnifiedFL with the clusters of round 1's topology descriptors kept",
-           [] { return std::make_unique<UnifiedFl>(false); }, AlgorithmInfo::Models::PerHospital, true,
-           unifiedfl_keys().declarations(), {}, round_columns, hospital_columns}};
+  // The two differ in whether the clusters follow Theta (dynamic) or stay those of round 1.
+  auto entry = [](const std::string& name, const std::string& description, bool dynamic) {
+    return AlgorithmInfo{.name = name,
+                         .description = description,
+                         .make = [dynamic] { return std::make_unique<UnifiedFl>(dynamic); },
+                         .models = AlgorithmInfo::Models::PerHospital,
+                         .counts_epochs = true,
+                         .keys = unifiedfl_keys().declarations(),
+                         .round_columns = {"merge", "clusters"},
+                         .hospital_columns = {"cluster"},
+                         .seed_streams = {kGroupsStream}};
+  };
+  return {entry("unifiedfl",
+                "UnifiedFL (Pala & Rekik 2025): private networks of any architecture modulated by one shared Theta; "
+                "Ward/silhouette clusters on Theta distances, intra-cluster merges every t_ic, cross-cluster every t_bc",
+                true),
+          entry("ufedgnn",
+                "uFedGNN (UnifiedFL's static ablation): UnifiedFL with the clusters of round 1's topology descriptors "
+                "kept",
+                false)};
 }
 
 }  // namespace fedgrid::algorithms

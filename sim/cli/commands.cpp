@@ -80,9 +80,7 @@ int sweep(const Args& a) {
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   // The rank links no algorithm: it gets their key declarations with the environment.
-  std::vector<KeyDecl> keys;
-  for (const auto& alg : algorithms::registry()) keys.insert(keys.end(), alg.keys.begin(), alg.keys.end());
-  setenv(kAlgorithmKeysVariable, keys_to_yaml(keys).c_str(), 1);
+  setenv(kAlgorithmKeysVariable, algorithm_keys_to_yaml(algorithms::algorithm_keys()).c_str(), 1);
   execv(rank_binary.c_str(), argv.data());
   throw InputError(rank_binary, 0, "", "cannot start the MPI rank binary (was fedgrid built without libopenmpi-dev?)");
 }

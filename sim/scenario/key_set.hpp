@@ -110,7 +110,10 @@ class KeySet {
     read_into(s, from);
     return s;
   }
-  Settings read(const Scenario& scenario) const { return read(scenario.algorithm.settings); }
+  // The scenario's algorithm.* keys, defaults as its algorithm declares them.
+  Settings read(const Scenario& scenario) const {
+    return read(scenario.algorithm.settings.for_algorithm(scenario.algorithm.name));
+  }
 
  private:
   template <class T>

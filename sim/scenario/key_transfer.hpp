@@ -1,8 +1,9 @@
 #pragma once
-// Key declarations as YAML text, for the one process that cannot link the algorithms: the MPI
+// Key declarations as YAML text, for the processes that cannot link the algorithms: the MPI
 // rank binary of `fedgrid sweep` (sim/sweep/sweep_rank_main.cpp) links neither SimGrid nor the
-// algorithms, so fedgrid hands it the algorithms' declarations in the environment variable
-// FEDGRID_ALGORITHM_KEYS before it execs it, and the rank validates with the whole table.
+// algorithms, so fedgrid hands it each algorithm's declarations in the environment variable
+// FEDGRID_ALGORITHM_KEYS before it execs it, and the rank validates with the whole table; the
+// fuzz harnesses read them from fuzz/algorithm_keys.yaml.
 #include <string>
 #include <vector>
 
@@ -14,5 +15,16 @@ constexpr const char* kAlgorithmKeysVariable = "FEDGRID_ALGORITHM_KEYS";
 
 std::string keys_to_yaml(const std::vector<KeyDecl>& keys);
 std::vector<KeyDecl> keys_from_yaml(const std::string& text);  // std::runtime_error when malformed
+
+// One algorithm's own keys as its registry entry declares them (a name with none is kept too:
+// the table then knows the name, and that no algorithm.* key of another is its).
+struct AlgorithmKeys {
+  std::string algorithm;
+  std::vector<KeyDecl> keys;
+};
+std::string algorithm_keys_to_yaml(const std::vector<AlgorithmKeys>& algorithms);
+// Reads algorithm_keys_to_yaml's text and installs every algorithm's keys (install_keys), as
+// fedgrid does from its registry. std::runtime_error when malformed.
+void install_algorithm_keys_from_yaml(const std::string& text);
 
 }  // namespace fedgrid

@@ -27,15 +27,17 @@ YAML::Node walk(const YAML::Node& root, const std::string& dotted) {
 
 KeyValues::KeyValues() : node_(std::make_shared<Node>()), prefix_("algorithm") {}
 
-KeyValues::KeyValues(std::shared_ptr<const Node> node, std::string declared_prefix)
-    : node_(std::move(node)), prefix_(std::move(declared_prefix)) {}
+KeyValues::KeyValues(std::shared_ptr<const Node> node, std::string declared_prefix, std::string algorithm)
+    : node_(std::move(node)), prefix_(std::move(declared_prefix)), algorithm_(std::move(algorithm)) {}
+
+KeyValues KeyValues::for_algorithm(const std::string& algorithm) const { return KeyValues(node_, prefix_, algorithm); }
 
 std::string KeyValues::declared(const std::string& name) const { return prefix_.empty() ? name : prefix_ + "." + name; }
 
 template <class T>
 std::optional<T> KeyValues::value(const std::string& name) const {
   if (YAML::Node n = walk(node_->yaml, name); n && !n.IsNull()) return n.as<T>();
-  const KeyDecl* d = find_key(declared(name));
+  const KeyDecl* d = find_key(declared(name), algorithm_);
   if (d && d->default_value) return YAML::Load(*d->default_value).as<T>();
   return std::nullopt;
 }
@@ -63,11 +65,11 @@ size_t KeyValues::items(const std::string& name) const {
 }
 
 KeyValues KeyValues::item(const std::string& name, size_t i) const {
-  return KeyValues(std::make_shared<Node>(Node{walk(node_->yaml, name)[i]}), declared(name) + "[]");
+  return KeyValues(std::make_shared<Node>(Node{walk(node_->yaml, name)[i]}), declared(name) + "[]", algorithm_);
 }
 
 KeyValues KeyValues::section(const std::string& name) const {
-  return KeyValues(std::make_shared<Node>(Node{walk(node_->yaml, name)}), declared(name));
+  return KeyValues(std::make_shared<Node>(Node{walk(node_->yaml, name)}), declared(name), algorithm_);
 }
 
 }  // namespace fedgrid

@@ -24,14 +24,18 @@ class KeyValues {
   size_t items(const std::string& name) const;
   KeyValues item(const std::string& name, size_t i) const;
   KeyValues section(const std::string& name) const;  // the values below a mapping key
+  // The same values, defaults read from `algorithm`'s declarations (two algorithms may declare
+  // one key differently: key_table.hpp). KeySet::read(scenario) reads with the scenario's.
+  KeyValues for_algorithm(const std::string& algorithm) const;
 
   struct Node;  // the validated YAML (key_values.cpp)
-  KeyValues(std::shared_ptr<const Node> node, std::string declared_prefix);
+  KeyValues(std::shared_ptr<const Node> node, std::string declared_prefix, std::string algorithm = "");
 
  private:
   std::string declared(const std::string& name) const;
   std::shared_ptr<const Node> node_;
   std::string prefix_;  // declared path of this level: "" (the root), "algorithm", "algorithm.x[]"
+  std::string algorithm_;  // whose declarations give the defaults; "": the first of each path
 };
 
 }  // namespace fedgrid

@@ -30,13 +30,32 @@ std::string parent_of(const std::string& path) {
   return dot == std::string::npos ? "" : path.substr(0, dot);
 }
 
+// The algorithm whose own keys the algorithm: section may give: algorithm.name as written (or set
+// by --set), else its default.
+std::string named_algorithm(const YAML::Node& root) {
+  const YAML::Node& r = root;  // const: looking a key up must not add it
+  if (r.IsMap() && r["algorithm"] && r["algorithm"].IsMap()) {
+    const YAML::Node& section = r["algorithm"];
+    if (section["name"] && section["name"].IsScalar()) return section["name"].Scalar();
+  }
+  const KeyDecl* name = find_key("algorithm.name");
+  return name && name->default_value ? *name->default_value : "";
+}
+
+// "a", "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return s;
+}
+
 }  // namespace
 
 // Walks the YAML tree against the key table and collects every problem.
 class Validator {
  public:
-  Validator(std::string file, std::set<std::string> overridden)
-      : file_(std::move(file)), overridden_(std::move(overridden)) {}
+  Validator(std::string file, std::set<std::string> overridden, std::string algorithm)
+      : file_(std::move(file)), overridden_(std::move(overridden)), algorithm_(std::move(algorithm)) {}
 
   void check_map(const YAML::Node& map, const std::string& prefix, const std::string& concrete) {
     std::set<std::string> seen;
@@ -58,10 +77,20 @@ class Validator {
         continue;
       }
       lines_[where] = line;
-      const KeyDecl* decl = find_key(path);
+      const KeyDecl* decl = find_key(path, algorithm_);
       if (!decl) {
-        std::string hint = closest_key(path);
-        add(line, where, "unknown key" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"), where);
+        // Another algorithm's key would be ignored by this one: say whose it is, and suggest a
+        // close key of this algorithm's own. Unset (null: --set algorithm.gamma=null, to run a
+        // scenario under another algorithm) it is ignored by none.
+        const auto owners = algorithms_declaring(path);
+        if (!owners.empty() && it->second.IsNull()) continue;
+        const std::string hint = closest_key(path, algorithm_, !owners.empty());
+        const std::string did_you_mean = hint.empty() ? "" : " (did you mean '" + hint + "'?)";
+        if (!owners.empty())
+          add(line, where, "not a key of algorithm '" + algorithm_ + "': only " + and_list(owners) + " declare" +
+                               (owners.size() == 1 ? "s" : "") + " it" + did_you_mean, where);
+        else
+          add(line, where, "unknown key" + did_you_mean, where);
         continue;
       }
       check_value(*decl, it->second, path, where, line);
@@ -105,7 +134,8 @@ class Validator {
           }
           check_map(v[i], path + "[]", item);
           for (const auto& k : scenario_keys())
-            if (k.required && parent_of(k.path) == path + "[]" && !v[i][k.path.substr(path.size() + 3)])
+            if (k.required && parent_of(k.path) == path + "[]" && find_key(k.path, algorithm_) == &k &&
+                !v[i][k.path.substr(path.size() + 3)])
               add(line_of(v[i], item), item + "." + k.path.substr(path.size() + 3), "required key is missing", item);
         }
         return;
@@ -172,13 +202,18 @@ class Validator {
 
   std::string file_;
   std::set<std::string> overridden_;
+  std::string algorithm_;  // the scenario's: its own algorithm.* keys are the ones it may give
 };
 
-std::string closest_key(const std::string& path) {
+std::string closest_key(const std::string& path) { return closest_key(path, ""); }
+
+std::string closest_key(const std::string& path, const std::string& algorithm, bool algorithms_own) {
   std::string best;
   size_t best_d = std::string::npos;
   const std::string leaf = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
   for (const auto& k : scenario_keys()) {
+    if (find_key(k.path, algorithm) != &k) continue;  // another algorithm's (or a later twin of an earlier path)
+    if (algorithms_own && k.algorithms.empty()) continue;
     size_t d = edit_distance(path, k.path);
     // A known leaf under another parent is a likely mix-up too (e.g. "training.rounds").
     const std::string kleaf = k.path.substr(k.path.rfind('.') == std::string::npos ? 0 : k.path.rfind('.') + 1);
@@ -190,7 +225,7 @@ std::string closest_key(const std::string& path) {
 
 std::vector<InputProblem> validate(const YAML::Node& root, const std::string& file,
                                    const std::set<std::string>& overridden, std::map<std::string, int>& lines) {
-  Validator v(file, overridden);
+  Validator v(file, overridden, named_algorithm(root));
   v.check_map(root, "", "");
   lines = std::move(v.lines_);
   return std::move(v.problems);

@@ -86,8 +86,16 @@ class SweepReader {
       if (!names.insert(a.name).second) throw InputError(file_, 0, "axes", "two axes named '" + a.name + "'");
     for (const auto& o : overrides) p.common.push_back(command_line_override(o, p.axes, root["seeds"]));
 
-    // The base with the common overrides must load; its seed is the default.
-    const Scenario scenario = load_scenario(p.base, p.common);
+    // The base with the common overrides must load, with each algorithm an axis names if one does
+    // (an algorithm's own key among the overrides must be a key of every one); its seed is the default.
+    std::vector<std::vector<std::string>> loads{p.common};
+    for (const auto& a : p.axes)
+      if (a.key == "algorithm.name") {
+        loads.clear();
+        for (const auto& name : a.yaml) loads.push_back(p.common), loads.back().push_back(a.key + "=" + name);
+      }
+    const Scenario scenario = load_scenario(p.base, loads.front());
+    for (size_t i = 1; i < loads.size(); ++i) load_scenario(p.base, loads[i]);
     if (const auto seeds = root["seeds"]) {
       if (!seeds.IsSequence() || seeds.size() == 0) fail(seeds, "seeds", "a non-empty list of seeds");
       std::set<uint64_t> seen;

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     }
   }
   if (const char* keys = std::getenv(fedgrid::kAlgorithmKeysVariable))
-    fedgrid::install_keys(fedgrid::keys_from_yaml(keys));  // fedgrid's algorithms' own keys
+    fedgrid::install_algorithm_keys_from_yaml(keys);  // fedgrid's algorithms' own keys
   auto ranks = fedgrid::mpi_ranks();
   return fedgrid::sweep_command(argv[2], request, argv[1], *ranks);
 }
