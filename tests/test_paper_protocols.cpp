@@ -25,12 +25,12 @@ using test::run_ok;
 
 TEST(LrSchedule, CosinePerRoundByHand) {
   // lr_min + (lr - lr_min)(1 + cos(pi (r - 1) / R)) / 2 with lr 0.1, lr_min 0.02, R = 4.
-  EXPECT_DOUBLE_EQ(lr_at_round("cosine", 0.1, 0.02, 1, 4), 0.1);
-  EXPECT_DOUBLE_EQ(lr_at_round("cosine", 0.1, 0.02, 2, 4), 0.02 + 0.08 * (1 + std::sqrt(0.5)) / 2);  // 0.08828...
-  EXPECT_DOUBLE_EQ(lr_at_round("cosine", 0.1, 0.02, 3, 4), 0.06);
-  EXPECT_DOUBLE_EQ(lr_at_round("cosine", 0.1, 0.02, 4, 4), 0.02 + 0.08 * (1 - std::sqrt(0.5)) / 2);
-  EXPECT_DOUBLE_EQ(lr_at_round("cosine", 0.1, 0.02, 9, 4), 0.02);  // past stop.rounds (a resumed run given more)
-  EXPECT_DOUBLE_EQ(lr_at_round("constant", 0.1, 0.02, 3, 4), 0.1);
+  EXPECT_DOUBLE_EQ(lr_at_round(LrSchedule::Cosine, 0.1, 0.02, 1, 4), 0.1);
+  EXPECT_DOUBLE_EQ(lr_at_round(LrSchedule::Cosine, 0.1, 0.02, 2, 4), 0.02 + 0.08 * (1 + std::sqrt(0.5)) / 2);  // 0.08828...
+  EXPECT_DOUBLE_EQ(lr_at_round(LrSchedule::Cosine, 0.1, 0.02, 3, 4), 0.06);
+  EXPECT_DOUBLE_EQ(lr_at_round(LrSchedule::Cosine, 0.1, 0.02, 4, 4), 0.02 + 0.08 * (1 - std::sqrt(0.5)) / 2);
+  EXPECT_DOUBLE_EQ(lr_at_round(LrSchedule::Cosine, 0.1, 0.02, 9, 4), 0.02);  // past stop.rounds (a resumed run given more)
+  EXPECT_DOUBLE_EQ(lr_at_round(LrSchedule::Constant, 0.1, 0.02, 3, 4), 0.1);
 }
 
 std::string round_row(const std::string& dir, size_t round) { return lines(read_file(dir + "/rounds.csv")).at(round); }

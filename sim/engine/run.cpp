@@ -95,7 +95,7 @@ ComputeProfile load_profile(const Scenario& s, const platforms::PlatformHosts& p
 }
 
 void configure_engine(sg4::Engine& engine, const Scenario& s) {
-  if (s.timing.network == "cm02" || s.timing.network == "fluid") {  // fluid: what its model mirrors
+  if (s.timing.network == NetworkModel::Cm02 || s.timing.network == NetworkModel::Fluid) {  // fluid: what its model mirrors
     // Exact arithmetic: a transfer takes latency + size / bandwidth, nothing else.
     engine.set_config("network/model:CM02");
     engine.set_config("network/latency-factor:1");
@@ -286,7 +286,7 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   }
   if (s.platform.server_profile_device) world.platform.server_spec.profile_device = *s.platform.server_profile_device;
   if (s.platform.server_speed_factor) world.platform.server_spec.speed_factor = *s.platform.server_speed_factor;
-  if (s.timing.compute == "profile") world.profile = load_profile(s, world.platform);
+  if (s.timing.compute == ComputeModel::Profile) world.profile = load_profile(s, world.platform);
 
   world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
   try {

@@ -96,7 +96,7 @@ class FluidTransport : public PlainTransport {
 
 std::unique_ptr<Transport> make_transport(const World& world, FaultGuards& guards, const ActorTags& tags,
                                           RecordActivity record) {
-  if (world.scenario.timing.network == "fluid") return std::make_unique<FluidTransport>(world, tags, std::move(record));
+  if (world.scenario.timing.network == NetworkModel::Fluid) return std::make_unique<FluidTransport>(world, tags, std::move(record));
   if (guards.any()) return std::make_unique<GuardedTransport>(guards, tags, std::move(record));
   return std::make_unique<PlainTransport>(tags, std::move(record));
 }

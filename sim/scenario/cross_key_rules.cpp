@@ -40,7 +40,7 @@ std::vector<CrossKeyRule> data_rules() {
   using S = const Scenario&;
   return {
       {{"training.lr_min", "training.lr", "training.lr_schedule"},
-       [](S s) { return s.training.lr_schedule == "cosine" && s.training.lr_min > s.training.lr; },
+       [](S s) { return s.training.lr_schedule == LrSchedule::Cosine && s.training.lr_min > s.training.lr; },
        [](S s) {
          return "must not exceed training.lr (" + std::to_string(s.training.lr) +
                 "): the cosine schedule decays from lr to lr_min";
@@ -122,16 +122,16 @@ std::vector<CrossKeyRule> timing_rules() {
       {{"training.surrogate", "training.mode"},
        [](S s) { return !s.training.surrogate.empty() && !s.training.timing_only; }, says(kTimingOnly)},
       {{"timing.profile", "timing.compute"},
-       [](S s) { return s.timing.compute == "profile" && s.timing.profile.empty(); },
+       [](S s) { return s.timing.compute == ComputeModel::Profile && s.timing.profile.empty(); },
        says("timing.compute: profile needs the profile (`fedgrid calibrate --out FILE` writes one)")},
       {{"timing.profile", "timing.compute"},
-       [](S s) { return s.timing.compute != "profile" && !s.timing.profile.empty(); },
+       [](S s) { return s.timing.compute != ComputeModel::Profile && !s.timing.profile.empty(); },
        says("is read only with timing.compute: profile")},
       {{"data.samples_per_hospital", "training.mode"},
        [](S s) { return s.data.samples_per_hospital.has_value() && !s.training.timing_only; }, says(kTimingOnly)},
       {{"timing.cohorts", "training.mode"}, [](S s) { return s.timing.cohorts && !s.training.timing_only; },
        says(kTimingOnly)},
-      {{"timing.cohorts", "timing.network"}, [](S s) { return s.timing.cohorts && s.timing.network != "cm02"; },
+      {{"timing.cohorts", "timing.network"}, [](S s) { return s.timing.cohorts && s.timing.network != NetworkModel::Cm02; },
        says("needs timing.network: cm02 (under LV08 a representative's RTT weight would differ from its members')")},
       {{"platform.xml_hospitals", "platform.xml"},
        [](S s) { return s.platform.xml.empty() && !s.platform.xml_hospitals.empty(); },
@@ -142,11 +142,11 @@ std::vector<CrossKeyRule> timing_rules() {
        says("works on the built-in star platform, not on platform.xml")},
       {{"timing.cohorts", "faults"}, [](S s) { return s.timing.cohorts && s.faults.any(); },
        says("cannot be combined with faults.*: a fault makes a cohort's members differ")},
-      {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == "fluid" && !s.platform.xml.empty(); },
+      {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == NetworkModel::Fluid && !s.platform.xml.empty(); },
        says("fluid shares the built-in star's server links; a platform.xml has its own routes (use cm02)")},
-      {{"timing.network", "timing.cohorts"}, [](S s) { return s.timing.network == "fluid" && s.timing.cohorts; },
+      {{"timing.network", "timing.cohorts"}, [](S s) { return s.timing.network == NetworkModel::Fluid && s.timing.cohorts; },
        says("fluid and timing.cohorts are two ways to scale: choose one")},
-      {{"timing.network", "faults"}, [](S s) { return s.timing.network == "fluid" && s.faults.any(); },
+      {{"timing.network", "faults"}, [](S s) { return s.timing.network == NetworkModel::Fluid && s.faults.any(); },
        says("fluid cannot cut a transfer half way, as faults.* need (use cm02)")},
   };
 }

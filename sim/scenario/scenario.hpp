@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/modes.hpp"
 #include "sim/scenario/key_values.hpp"
 
 namespace fedgrid {
@@ -112,7 +113,7 @@ struct Scenario {
     std::string surrogate;     // resolved path or empty
     std::string optimizer;
     double lr = 0.01, momentum = 0.9, weight_decay = 0;
-    std::string lr_schedule = "constant";  // constant | cosine (per round over stop.rounds)
+    LrSchedule lr_schedule = LrSchedule::Constant;  // per round over stop.rounds
     double lr_min = 0;                     // cosine: the last round's rate
     int batch_size = 32, local_epochs = 1;
     int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
@@ -135,9 +136,9 @@ struct Scenario {
   } stop;
 
   struct Timing {
-    std::string compute;
+    ComputeModel compute = ComputeModel::Flops;
     std::string profile;  // timing.compute: profile: the profile CSV or folder, resolved
-    std::string network;
+    NetworkModel network = NetworkModel::Lv08;
     bool cohorts = false;
   } timing;
 

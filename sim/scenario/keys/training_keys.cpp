@@ -20,11 +20,10 @@ void optimisation_keys(Keys& k) {
       .bind<std::string>("training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd", "sgd | adam",
                          {.allowed = {"sgd", "adam"}})
       .bind<double>("training.lr", [](S& s) -> auto& { return s.training.lr; }, "0.01", "Learning rate",
-                    {.min = 0, .min_exclusive = true})
-      .bind<std::string>("training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
-                         "constant | cosine: round r's jobs train at lr_min + (lr - lr_min)(1 + cos(pi (r - 1) / "
-                         "stop.rounds)) / 2, the per-round cosine decay of DynamicFL and CarPe-FL",
-                         {.allowed = {"constant", "cosine"}})
+                    {.min = 0, .min_exclusive = true});
+  bind_mode<LrSchedule>(k, "training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
+                        "constant | cosine: round r's jobs train at lr_min + (lr - lr_min)(1 + cos(pi (r - 1) / "
+                        "stop.rounds)) / 2, the per-round cosine decay of DynamicFL and CarPe-FL")
       .bind<double>("training.lr_min", [](S& s) -> auto& { return s.training.lr_min; }, "0",
                     "cosine: the rate the decay approaches at stop.rounds", {.min = 0})
       .bind<double>("training.momentum", [](S& s) -> auto& { return s.training.momentum; }, "0.9", "SGD momentum",
@@ -43,11 +42,13 @@ void optimisation_keys(Keys& k) {
 // training.device, precision, deterministic, fuse, workers, threads_per_worker.
 void arithmetic_keys(Keys& k) {
   using S = Scenario;
+  // training.device and training.fuse stay text: "auto" is resolved against the machine at
+  // set-up (sim/jobs/compute.hpp's resolve_device, training_queue.hpp's fuse_limit_of).
   k.bind<std::string>("training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
-                         "auto | cpu | cuda (auto: cuda when present)", {.allowed = {"auto", "cpu", "cuda"}})
-      .bind<std::string>("training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
-                         "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time",
-                         {.allowed = {"fp32", "bf16"}})
+                      "auto | cpu | cuda (auto: cuda when present)", {.allowed = {"auto", "cpu", "cuda"}});
+  k.bind<std::string>("training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
+                      "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time",
+                      {.allowed = {"fp32", "bf16"}})
       .bind<bool>("training.deterministic", [](S& s) -> auto& { return s.training.deterministic; }, "true",
                   "On CUDA: deterministic kernels only, cuDNN without benchmark mode and cuBLAS's fixed workspace, so two runs on one GPU give the same bytes; false trades that for speed (the CPU is deterministic either way)")
       .bind<std::string>("training.fuse", [](S& s) -> auto& { return s.training.fuse; }, "off",
