@@ -9,7 +9,6 @@
 #include "sim/engine/fault_guard.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/engine/round_ledger.hpp"
-#include "sim/engine/world.hpp"
 
 namespace fedgrid {
 namespace sg4 = simgrid::s4u;
@@ -41,13 +40,6 @@ void ArrivalQueue::launch(Hospital& h, std::function<void(uint64_t)> body) {
   if (stopped_) throw std::logic_error("ArrivalQueue: a job started after stop()");
   const uint64_t job = started_++;
   running_[job] = &h;
-  const auto& faults = fed_.world_.scenario.faults;
-  if (faults.offline_probability > 0 || faults.deadline_s > 0 || faults.over_selection > 0)
-    throw fed_.world_.scenario.error_at(faults.offline_probability > 0 ? "faults.offline_probability"
-                                        : faults.deadline_s > 0         ? "faults.deadline_s"
-                                                                        : "faults.over_selection",
-                                        "an asynchronous schedule has no synchronous round for it to act on: "
-                                        "use faults.availability_trace, crashes or faults.link_trace");
   sync_->actors.push_back(sg4::Actor::create(h.name() + "/job" + std::to_string(job), h.host(),
                                              [this, &h, job, body = std::move(body)] {
     fed_.tags_->start_job(job);

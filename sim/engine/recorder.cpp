@@ -207,7 +207,8 @@ void Recorder::on_finish(const RunSummary& s) {
       return nlohmann::ordered_json{
           {"model", "fluid"},
           {"note", "transfers to and from the server shared by fedgrid's incremental max-min model of cm02, not by "
-                   "SimGrid's solver (README \"Timing-only runs\": its measured difference from cm02)"}};
+                   "SimGrid's solver (docs/performance.md, \"Timing-only runs and cohorts\": its measured difference "
+                   "from cm02)"}};
     return std::nullopt;
   };
   // The metrics' summary entries: "a.b" is entry b of object a, placed where a is.
