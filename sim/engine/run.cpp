@@ -321,11 +321,8 @@ SetupView setup_view(Federation& fed, const World& world) {
   return view;
 }
 
-RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
-  const auto t_start = std::chrono::steady_clock::now();
-  const auto setup = set_up(s, options);
-  World& world = setup->world;
-  const int n = setup->hospitals;
+// The real training's side of a run: initial weights, device, the executor and its queue.
+void prepare_compute(World& world, const Scenario& s) {
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   if (s.training.timing_only) {
     world.perf.workers = 0;  // nothing to compute for real
@@ -352,6 +349,42 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.training = std::make_unique<TrainingQueue>(*world.executor, world.perf.training_busy,
                                                    fuse_limit_of(s.training.fuse, world.device));
+}
+
+// perf.json: where the run's wall time went (never part of the deterministic outputs).
+void write_perf(const std::string& dir, const World& world, const Recorder& recorder, int n, double total,
+                double sim_wall) {
+  const auto& p = world.perf;
+  const double output_s = recorder.output_seconds();
+  write_perf_json(dir,
+                  {{"wall_total_s", total},
+                   {"wall_setup_s", p.setup_s},
+                   {"wall_simulation_s", sim_wall},
+                   {"wall_training_wait_s", p.wait_training_s},
+                   {"wall_evaluation_s", p.evaluation_s},
+                   {"wall_output_s", output_s},
+                   {"wall_engine_and_algorithm_s", sim_wall - p.wait_training_s - p.evaluation_s - output_s},
+                   {"wall_training_jobs_s", p.training_busy.seconds()},
+                   {"training_flops", p.training_flops},
+                   // Charged FLOPs over the wall time any training job ran: the whole machine's
+                   // achieved rate, to set against its peak (bench/peak_flops).
+                   {"training_flops_per_s", p.training_busy.seconds() > 0 ? p.training_flops / p.training_busy.seconds() : 0.0},
+                   {"training_jobs_run_at_aggregation", double(p.jobs_run_at_aggregation)},
+                   // training.fuse: jobs trained inside fused jobs, and how many fused jobs.
+                   {"training_jobs_fused", double(world.training->fused_members())},
+                   {"fused_jobs", double(world.training->fused_jobs())},
+                   {"peak_rss_mib", peak_rss_mib()},
+                   {"workers", p.workers},
+                   {"threads_per_worker", p.threads_per_worker},
+                   {"hospitals", n}});
+}
+
+RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto setup = set_up(s, options);
+  World& world = setup->world;
+  const int n = setup->hospitals;
+  prepare_compute(world, s);
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
   world.round_columns = options.round_columns, world.hospital_columns = options.hospital_columns;
@@ -396,32 +429,9 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
   const double sim_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sim).count();
   if (failure) std::rethrow_exception(failure);
 
-  if (options.write_outputs) {
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    const auto& p = world.perf;
-    const double output_s = recorder->output_seconds();
-    write_perf_json(s.output.dir,
-                    {{"wall_total_s", total},
-                     {"wall_setup_s", p.setup_s},
-                     {"wall_simulation_s", sim_wall},
-                     {"wall_training_wait_s", p.wait_training_s},
-                     {"wall_evaluation_s", p.evaluation_s},
-                     {"wall_output_s", output_s},
-                     {"wall_engine_and_algorithm_s", sim_wall - p.wait_training_s - p.evaluation_s - output_s},
-                     {"wall_training_jobs_s", p.training_busy.seconds()},
-                     {"training_flops", p.training_flops},
-                     // Charged FLOPs over the wall time any training job ran: the whole machine's
-                     // achieved rate, to set against its peak (bench/peak_flops).
-                     {"training_flops_per_s", p.training_busy.seconds() > 0 ? p.training_flops / p.training_busy.seconds() : 0.0},
-                     {"training_jobs_run_at_aggregation", double(p.jobs_run_at_aggregation)},
-                     // training.fuse: jobs trained inside fused jobs, and how many fused jobs.
-                     {"training_jobs_fused", double(world.training->fused_members())},
-                     {"fused_jobs", double(world.training->fused_jobs())},
-                     {"peak_rss_mib", peak_rss_mib()},
-                     {"workers", p.workers},
-                     {"threads_per_worker", p.threads_per_worker},
-                     {"hospitals", n}});
-  }
+  if (options.write_outputs)
+    write_perf(s.output.dir, world, *recorder, n,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(), sim_wall);
   return summary;
 }
 
