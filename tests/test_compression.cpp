@@ -389,6 +389,27 @@ TEST(Compression, DamagedOrForeignBytesAreRefused) {
   e.bytes.push_back(0);
   e.bytes.push_back(0);
   EXPECT_THROW(q->decode(e), std::invalid_argument);
+  // A header announcing more values than its bytes hold is refused before anything is sized
+  // by it (4,000,000,000 values would be 16 GB). topk's half is coded as a bitmap; gaps could
+  // legitimately stand for any n.
+  for (const CodecSettings& s : {quantize(4, 64), topk(0.5), sign(32), zfp_accuracy(1e-3), zfp_rate(6)}) {
+    auto codec = make_codec(s);
+    EncodedUpdate big = codec->encode(x, state, 0);
+    const uint32_t announced = 4'000'000'000u;
+    for (int b = 0; b < 4; ++b) big.bytes[size_t(1 + b)] = uint8_t(announced >> (8 * b));
+    big.values = announced;
+    EXPECT_THROW(codec->decode(big), std::invalid_argument) << codec->describe();
+  }
+  // zfp's stream cut short still decodes to n values (zfp reads zeros past the cut, in a buffer
+  // sized for the most its mode could take); a damaged rate is refused.
+  auto z = make_codec(zfp_accuracy(1e-6));
+  EncodedUpdate cut = z->encode(x, state, 0);
+  cut.bytes.resize(cut.bytes.size() / 2);
+  EXPECT_EQ(z->decode(cut).size(), x.size());
+  EncodedUpdate nan_rate = make_codec(zfp_rate(8))->encode(x, state, 0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::memcpy(&nan_rate.bytes[6], &nan, 8);
+  EXPECT_THROW(z->decode(nan_rate), std::invalid_argument);
   // A residual of another shape is the caller's mistake, said plainly.
   EncoderState wrong{std::vector<float>(7, 0.0f)};
   try {

@@ -60,6 +60,10 @@ class ByteReader {
     return s;
   }
   size_t left() const { return in_.size() - at_; }
+  // The rest must be exactly `n` bytes: checked before a header's counts size any allocation.
+  void expect_left(uint64_t n, const std::string& of) const {
+    if (n != left()) fail(of + " take " + std::to_string(n) + " bytes, " + std::to_string(left()) + " are left");
+  }
   [[noreturn]] void fail(const std::string& why) const {
     throw std::invalid_argument(what_ + ": damaged at byte " + std::to_string(at_) + ": " + why);
   }

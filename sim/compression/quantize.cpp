@@ -75,13 +75,13 @@ class Quantize final : public Codec {
     const int64_t bucket = r.u32();
     if (bits < 1 || bits > 16) r.fail("bits " + std::to_string(bits) + " outside 1..16");
     const int64_t size = bucket_size(bucket, n), buckets = bucket_count(bucket, n);
+    r.expect_left(uint64_t(8 * buckets + packed_bytes(n, bits)), "the scales and codes");
     std::vector<std::pair<float, float>> ends(static_cast<size_t>(buckets));
     for (auto& [lo, hi] : ends) {
       lo = r.f32();
       hi = r.f32();
     }
     const auto packed = r.bytes(size_t(packed_bytes(n, bits)));
-    if (r.left() != 0) r.fail(std::to_string(r.left()) + " bytes after the codes");
     const double top = double((uint32_t(1) << bits) - 1);
     BitUnpacker codes(packed, bits);
     std::vector<float> out(static_cast<size_t>(n));

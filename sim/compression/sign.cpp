@@ -55,10 +55,10 @@ class Sign final : public Codec {
     const int64_t n = read_common_header(r, Method::Sign);
     const int64_t bucket = r.u32();
     const int64_t size = bucket_size(bucket, n), buckets = bucket_count(bucket, n);
+    r.expect_left(uint64_t(4 * buckets + packed_bytes(n, 1)), "the scales and signs");
     std::vector<float> scale(static_cast<size_t>(buckets));
     for (auto& s : scale) s = r.f32();
     const auto packed = r.bytes(size_t(packed_bytes(n, 1)));
-    if (r.left() != 0) r.fail(std::to_string(r.left()) + " bytes after the signs");
     BitUnpacker signs(packed, 1);
     std::vector<float> out(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {

@@ -95,6 +95,9 @@ class TopK final : public Codec {
     const int64_t k = r.u32();
     const uint8_t coding = r.u8();
     if (k > n) r.fail(std::to_string(k) + " entries kept of " + std::to_string(n));
+    // Each kept entry takes 4 bytes of value and at least 1 of gap or n / 8 of bitmap in all.
+    if (coding == kBitmap) r.expect_left(uint64_t((n + 7) / 8 + 4 * k), "the bitmap and values");
+    if (coding == kGaps && uint64_t(5 * k) > r.left()) r.fail(std::to_string(k) + " entries cannot fit");
     std::vector<uint32_t> kept;
     kept.reserve(size_t(k));
     if (coding == kGaps) {

@@ -12,6 +12,7 @@
 // block: a sign and an exponent), so the stream is ceil(ceil(n/4) x bits / word) words.
 #include <zfp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -73,16 +74,23 @@ class Zfp final : public Codec {
     const uint8_t mode = r.u8();
     const double param = r.f64();
     if (mode > uint8_t(ZfpMode::Rate)) r.fail("unknown zfp mode " + std::to_string(mode));
+    CodecSettings written{.method = Method::Zfp, .zfp_mode = ZfpMode(mode), .error_bound = param, .rate = param};
+    if (auto problems = settings_problems(written); !problems.empty()) r.fail(problems[0].setting + " " + problems[0].message);
+    // zfp spends at least one bit on a block of 4 values, so n is bounded by the stream's size.
+    if (uint64_t((n + 3) / 4) > 8 * uint64_t(r.left())) r.fail(std::to_string(n) + " values cannot fit");
     std::vector<float> out(static_cast<size_t>(n));
     if (n == 0) return out;
-    // zfp reads whole words (up to 64 bits): the stream is copied into 64-bit words, zero-padded.
-    const auto stream = r.bytes(r.left());
-    std::vector<uint64_t> buffer((stream.size() + 7) / 8 + 1, 0);
-    std::memcpy(buffer.data(), stream.data(), stream.size());
 
     ZfpStream s;
     s.field = zfp_field_1d(out.data(), zfp_type_float, size_t(n));
     s.set_mode(ZfpMode(mode), param);
+    // zfp reads whole words and does not check the stream's end: the buffer holds as many bytes
+    // as the mode could ever take for n values (zero past the stream), so damaged bytes cannot
+    // make it read beyond.
+    const auto stream = r.bytes(r.left());
+    const size_t room = std::max(stream.size(), zfp_stream_maximum_size(s.zfp, s.field));
+    std::vector<uint64_t> buffer(room / 8 + 2, 0);
+    std::memcpy(buffer.data(), stream.data(), stream.size());
     s.bits = stream_open(buffer.data(), buffer.size() * 8);
     zfp_stream_set_bit_stream(s.zfp, s.bits);
     zfp_stream_rewind(s.zfp);
