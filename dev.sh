@@ -9,6 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# ccache: objects built with a precompiled header are reused only with these sloppiness flags;
+# paths relative to the clone (BASEDIR, and no working directory in the hash of -g objects) let
+# a fresh clone on the same machine, CI's, reuse what an earlier build compiled.
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+
 BUILD_DIR=${BUILD_DIR:-build}
 FUZZ_DIR=${FUZZ_DIR:-build-fuzz}
 ASAN_DIR=${ASAN_DIR:-build-asan}
@@ -17,8 +23,6 @@ JOBS=${JOBS:-$(nproc)}
 # Installs the packages, configures, and builds the targets named (none: everything).
 setup() {
   bash scripts/install-deps.sh
-  # ccache can reuse objects built with a precompiled header only with these sloppiness flags.
-  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done
@@ -76,7 +80,6 @@ case "${1:-}" in
     ;;
   sanitize)
     bash scripts/install-deps.sh
-    export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
     flags="-fsanitize=address,undefined -fno-omit-frame-pointer"
     cmake -S . -B "$ASAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" \
       -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null

@@ -95,6 +95,7 @@ while IFS= read -r scenario; do
   for kv in $(awk -v k="$key" '$1 == k { for (i = 2; i <= NF; ++i) print $i }' "$golden/cheaper.txt"); do
     cheaper+=(--set "$kv")
   done
+  started=$SECONDS
   if ! "$fedgrid" run "$scenario" --set stop.rounds=2 "${cheaper[@]}" --out "$out" --log-level warn >"$work/log" 2>&1; then
     echo "FAIL $rel: the run failed"; sed 's/^/  /' "$work/log"; failed=1; continue
   fi
@@ -110,7 +111,7 @@ while IFS= read -r scenario; do
         cp "$out/$f" "$expected/$key/$f"
       fi
     done
-    echo "recorded $rel in $shown"
+    echo "recorded $rel in $shown ($((SECONDS - started)) s)"
     continue
   fi
   failed_here=0
@@ -125,7 +126,7 @@ while IFS= read -r scenario; do
       failed=1; failed_here=1
     fi
   done
-  [ "$failed_here" -eq 0 ] && echo "ok $rel"
+  [ "$failed_here" -eq 0 ] && echo "ok $rel ($((SECONDS - started)) s)"
 done < <(find scenarios -name '*.yaml' -not -path 'scenarios/sweeps/*' -not -name 'medmnist_*' | LC_ALL=C sort |
          grep -E "${GOLDEN_ONLY:-.}")
 

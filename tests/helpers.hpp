@@ -16,6 +16,11 @@
 
 namespace fedgrid::test {
 
+// The source folder and the fedgrid binary under test (tests/paths.cpp: the only test file
+// compiled with their paths, so that the other objects do not depend on where the clone is).
+const char* source_dir();
+const char* fedgrid_binary();
+
 // Removes every directory handed out by temp_dir when the test process exits.
 struct TempDirs {
   std::vector<std::filesystem::path> dirs;
@@ -51,7 +56,7 @@ struct CommandResult {
 
 // `launcher` runs before the binary (e.g. "taskset -c 0").
 inline CommandResult run_fedgrid(const std::string& args, const std::string& launcher = "") {
-  const std::string cmd = launcher + (launcher.empty() ? "" : " ") + FEDGRID_BINARY + " " + args + " 2>&1";
+  const std::string cmd = launcher + (launcher.empty() ? "" : " ") + fedgrid_binary() + " " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};

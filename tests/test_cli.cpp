@@ -161,7 +161,7 @@ TEST(Cli, ListAndValidate) {
   }
   EXPECT_NE(run_fedgrid("list algorithms").output.find("fedseq"), std::string::npos);
   EXPECT_NE(run_fedgrid("list tiers").output.find("strong"), std::string::npos);
-  auto v = run_fedgrid(std::string("validate ") + FEDGRID_SOURCE_DIR + "/scenarios/quickstart.yaml");
+  auto v = run_fedgrid(std::string("validate ") + test::source_dir() + "/scenarios/quickstart.yaml");
   EXPECT_EQ(v.exit_code, 0) << v.output;
 }
 

@@ -9,6 +9,7 @@
 
 #include "models/model_spec.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/helpers.hpp"
 
 namespace fedgrid {
 namespace {
@@ -52,7 +53,7 @@ TEST(DynamicFLBaselines, CostModelMatchesTheHandCount) {
 TEST(DynamicFLBaselines, EveryTierTrainsWhatDynamicFLHasItTrain) {
   for (const char* method : {"heterofl", "fedrolex", "feddf"}) {
     const Scenario s =
-        load_scenario(std::string(FEDGRID_SOURCE_DIR) + "/scenarios/dynamicfl/paper_protocol_" + method + ".yaml");
+        load_scenario(std::string(test::source_dir()) + "/scenarios/dynamicfl/paper_protocol_" + method + ".yaml");
     const double epochs = s.training.local_epochs;
     const double plain = cnn_flops_by_hand(1.0);
     ASSERT_EQ(s.model.arch, "cnn_bn") << method;

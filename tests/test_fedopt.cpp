@@ -243,7 +243,7 @@ TEST(FedOpt, DiffersFromFedAvgOnlyInTheServerStep) {
 }
 
 TEST(FedOpt, ReadyScenarioRunsSmall) {
-  const std::string scenario = std::string(FEDGRID_SOURCE_DIR) + "/scenarios/fedopt/fedadam.yaml";
+  const std::string scenario = std::string(test::source_dir()) + "/scenarios/fedopt/fedadam.yaml";
   auto v = run_fedgrid("validate " + scenario);
   EXPECT_EQ(v.exit_code, 0) << v.output;
   const std::string dir = test::temp_dir("fedopt-ready");

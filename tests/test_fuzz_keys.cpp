@@ -14,7 +14,7 @@ namespace {
 
 TEST(FuzzHarnesses, AlgorithmKeysFileIsTheRegistrys) {
   const std::string expected = algorithm_keys_to_yaml(algorithms::algorithm_keys());
-  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/fuzz/algorithm_keys.yaml";
+  const std::string file = std::string(test::source_dir()) + "/fuzz/algorithm_keys.yaml";
   if (test::read_file(file) != expected) {
     const auto fresh = std::filesystem::temp_directory_path() / "fedgrid_algorithm_keys.yaml";
     test::write_file(fresh.string(), expected);

@@ -136,7 +136,7 @@ TEST(Npz, CorruptArchivesNameTheFileAndTheProblem) {
 // 896 bytes). The reader allocated what the header said before reading; now it reads in
 // chunks and fails on the truncation, without the allocation.
 TEST(Npz, AnEntryWhoseHeaderLiesAboutItsSizeIsRefusedWithoutAllocatingIt) {
-  const std::string file = std::string(FEDGRID_SOURCE_DIR) + "/tests/inputs/npz/entry_size_lies.npz";
+  const std::string file = std::string(test::source_dir()) + "/tests/inputs/npz/entry_size_lies.npz";
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
   try {

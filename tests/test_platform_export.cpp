@@ -71,7 +71,7 @@ TEST(PlatformExport, RefusesXmlPlatformsAndCohorts) {
   EXPECT_EQ(cohorts.exit_code, 2) << cohorts.output;
   EXPECT_NE(cohorts.output.find("key 'timing.cohorts'"), std::string::npos) << cohorts.output;
   auto xml = test::run_fedgrid("platform " + dir + "/s.yaml --set platform.hospitals=null --set platform.xml=" +
-                               std::string(FEDGRID_SOURCE_DIR) + "/platforms/example_star.xml");
+                               std::string(test::source_dir()) + "/platforms/example_star.xml");
   EXPECT_EQ(xml.exit_code, 2) << xml.output;
   EXPECT_NE(xml.output.find("SimGrid XML already"), std::string::npos) << xml.output;
 }
@@ -156,7 +156,7 @@ TEST(PlatformExport, ShippedPlatformScenariosRun) {
       {"hospital_cluster", 12, "node-1.ward,medium"},
       {"two_sites", 19, "p-1,strong"}};  // Paris is declared first, although "l-" sorts first
   for (const auto& [name, hospitals, first] : cases) {
-    auto r = test::run_fedgrid("run " + std::string(FEDGRID_SOURCE_DIR) + "/scenarios/platforms/" + name + ".yaml --out " +
+    auto r = test::run_fedgrid("run " + std::string(test::source_dir()) + "/scenarios/platforms/" + name + ".yaml --out " +
                                dir + "/" + name + " --set training.mode=timing-only --set stop.rounds=1");
     ASSERT_EQ(r.exit_code, 0) << name << "\n" << r.output;
     const auto rows = lines(read_file(dir + "/" + name + "/hospitals.csv"));

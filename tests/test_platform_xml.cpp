@@ -16,7 +16,7 @@ using platforms::check_platform_xml;
 using platforms::check_platform_xml_text;
 using platforms::PlatformError;
 
-const std::string kInputs = std::string(FEDGRID_SOURCE_DIR) + "/tests/inputs/platform_xml/";
+const std::string kInputs = std::string(test::source_dir()) + "/tests/inputs/platform_xml/";
 
 // Each of these made SimGrid abort (checked against libsimgrid 3.32): the host on line 6 and the
 // attribute that was at fault.
@@ -130,9 +130,9 @@ TEST(PlatformXml, ClustersAndClusterZonesAreChecked) {
 }
 
 TEST(PlatformXml, ShippedAndSeedPlatformsPass) {
-  EXPECT_NO_THROW(check_platform_xml(std::string(FEDGRID_SOURCE_DIR) + "/platforms/example_star.xml"));
+  EXPECT_NO_THROW(check_platform_xml(std::string(test::source_dir()) + "/platforms/example_star.xml"));
   size_t seeds = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/fuzz/corpus/xml_platform")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(test::source_dir()) + "/fuzz/corpus/xml_platform")) {
     EXPECT_NO_THROW(check_platform_xml(entry.path().string())) << entry.path();
     ++seeds;
   }

@@ -26,7 +26,7 @@ using test::lines;
 using test::read_file;
 
 const platforms::TierCatalog& catalog() {
-  static const auto tiers = platforms::load_tier_catalog(std::string(FEDGRID_SOURCE_DIR) + "/platforms/tiers.yaml");
+  static const auto tiers = platforms::load_tier_catalog(std::string(test::source_dir()) + "/platforms/tiers.yaml");
   return tiers;
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "helpers.hpp"
+#include "tests/helpers.hpp"
 
 namespace fedgrid {
 namespace {
@@ -73,7 +74,7 @@ TEST(Resume, KilledFromOutsideAtArbitraryInstants) {
   // same bytes). Before run.json exists nothing of the run is on disk to resume.
   for (const char* after : {"0", "0.7", "1.4", "2.1"}) {
     const std::string out = r.dir + "/kill-" + std::string(after);
-    const std::string script = std::string(FEDGRID_BINARY) + " run " + r.dir + "/s.yaml --out " + out +
+    const std::string script = std::string(test::fedgrid_binary()) + " run " + r.dir + "/s.yaml --out " + out +
                                " --log-level warn >/dev/null 2>&1 & pid=$!; until [ -f " + out +
                                "/run.json ] || ! kill -0 $pid 2>/dev/null; do sleep 0.02; done; sleep " + after +
                                "; kill -9 $pid 2>/dev/null; wait $pid";

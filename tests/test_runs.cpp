@@ -184,7 +184,7 @@ TEST(Runs, RosterAndXmlPlatformsRun) {
 // Slow (label "slow", 30 min limit): one process per shipped scenario, ~3 s each on a loaded
 // 2-core machine, which brushed the fast tests' 5-minute limit at 93 scenarios.
 TEST(SlowRuns, EveryReadyScenarioValidates) {
-  for (auto& entry : std::filesystem::recursive_directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/scenarios")) {
+  for (auto& entry : std::filesystem::recursive_directory_iterator(std::string(test::source_dir()) + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     // Sweep files are not scenarios: Sweep.ShippedSweepsAreValidInEveryCell checks them.
     if (entry.path().parent_path().filename() == "sweeps") continue;
@@ -200,7 +200,7 @@ TEST(SlowRuns, EveryReadyScenarioValidates) {
 
 // The fedavg_vs_fedseq pair, run small: same federation, same data, two schedules.
 TEST(Runs, FedAvgVsFedSeqShowsTheScheduleDifference) {
-  const std::string base = std::string(FEDGRID_SOURCE_DIR) + "/scenarios/fedavg_vs_fedseq/";
+  const std::string base = std::string(test::source_dir()) + "/scenarios/fedavg_vs_fedseq/";
   const std::string small = "--set data.dataset=synthetic --set model.arch=mlp --set stop.rounds=2";
   const std::string dir = test::temp_dir("avgseq");
   ASSERT_EQ(run_fedgrid("run " + base + "fedavg.yaml --out " + dir + "/avg " + small).exit_code, 0);
@@ -211,11 +211,10 @@ TEST(Runs, FedAvgVsFedSeqShowsTheScheduleDifference) {
   EXPECT_GT(seq["sim_time_s"].get<double>(), 2 * avg["sim_time_s"].get<double>());  // the relay waits
 }
 
-// Slow (label "slow"): the built-in quickstart on Fashion-MNIST learns. Its first 5 rounds (of
-// 20) are enough to show it and cost a quarter of the CI time (round 5: ~86% on 2 cores).
+// Slow (label "slow"): the built-in quickstart on Fashion-MNIST learns in its 5 rounds.
 TEST(SlowQuickstart, PassesSeventyFivePercent) {
   const std::string dir = test::temp_dir("quickstart");
-  auto r = run_fedgrid("run --out " + dir + " --set stop.rounds=5 --log-level warn");
+  auto r = run_fedgrid("run --out " + dir + " --log-level warn");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto s = nlohmann::json::parse(read_file(dir + "/summary.json"));
   EXPECT_EQ(s["rounds"], 5);

@@ -71,7 +71,7 @@ TEST(Sweep, SeedDefaultsToTheBaseScenarios) {
 
 TEST(Sweep, ShippedSweepsAreValidInEveryCell) {
   size_t files = 0;
-  for (const auto& entry : fs::directory_iterator(std::string(FEDGRID_SOURCE_DIR) + "/scenarios/sweeps")) {
+  for (const auto& entry : fs::directory_iterator(std::string(test::source_dir()) + "/scenarios/sweeps")) {
     const SweepPlan plan = load_sweep(entry.path().string(), test::temp_dir("shipped"));
     for (const auto& cell : plan.cells()) EXPECT_NO_THROW(check_scenario(load_scenario(plan.base, cell.overrides))) << cell.dir;
     ++files;
@@ -210,7 +210,7 @@ TEST(Sweep, ARerunSkipsFinishedCellsAndRedoesTheRest) {
 TEST(Sweep, RetryFailedRunsOnlyTheFailedCellsAgain) {
   const std::string dir = test::temp_dir("sweep_retry");
   write_file(dir + "/base.yaml", test::tiny_scenario("base", "output: {trace: false}\n"));
-  const std::string tiers = read_file(std::string(FEDGRID_SOURCE_DIR) + "/platforms/tiers.yaml");
+  const std::string tiers = read_file(std::string(test::source_dir()) + "/platforms/tiers.yaml");
   write_file(dir + "/a.yaml", tiers);
   write_file(dir + "/sweep.yaml", "base: base.yaml\nset: {stop.rounds: 1}\naxes:\n  - {key: platform.tiers, name: "
                                   "tiers, values: [" + dir + "/a.yaml, " + dir + "/b.yaml]}\n");
@@ -306,7 +306,7 @@ TEST(Sweep, JobsAndMpiRanksGiveTheSameTable) {
   // Two ranks on this machine (oversubscribed): rank 0 hands cells out and merges.
   const std::string mpirun =
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 " +
-      std::string(FEDGRID_BINARY) + sweep + "/mpi 2>&1";
+      std::string(test::fedgrid_binary()) + sweep + "/mpi 2>&1";
   FILE* pipe = popen(mpirun.c_str(), "r");
   std::string output;
   for (char buf[4096]; size_t n = fread(buf, 1, sizeof buf, pipe);) output.append(buf, n);

@@ -235,10 +235,8 @@ struct SetUp {
   int hospitals = 0;
 };
 
-std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
-  check_settings(s);  // the platform's inputs are loaded once, below
-  auto out = std::make_unique<SetUp>();
-
+// SimGrid's engine, with fedgrid's log threshold and the user's --cfg arguments.
+std::unique_ptr<sg4::Engine> start_engine(const Scenario& s, const RunOptions& options) {
   std::vector<std::string> args{"fedgrid", "--log=root.thresh:" + simgrid_threshold(spdlog::get_level())};
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer cannot follow SimGrid's default (raw) context switches; thread contexts
@@ -251,43 +249,45 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = int(argv.size());
-  out->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
-  configure_engine(*out->engine, s);
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  configure_engine(*engine, s);
+  return engine;
+}
 
-  World& world = out->world;
-  world.scenario = s;
-  world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
-  check_server_tier(s, world.catalog);
-  std::vector<platforms::MachineSpec> machines;
+// The hospitals' machines (platform.hospitals; none from a user's XML platform, which is loaded
+// whole here) and their sample counts. Returns the machines the star is built from.
+std::vector<platforms::MachineSpec> load_hospitals(World& world) {
+  const Scenario& s = world.scenario;
   if (!s.platform.xml.empty()) {
     world.platform = platforms::load_xml_platform(s.platform.xml, xml_mapping(s), world.catalog);
     if (s.data.samples_per_hospital) world.sample_counts.assign(world.platform.hospitals.size(), *s.data.samples_per_hospital);
-  } else {
-    auto population = hospital_population(s, world.catalog);
-    machines = std::move(population.machines);
-    world.sample_counts = std::move(population.samples);
-    check_fault_traces(s, machines);
+    return {};
   }
-  const int n = out->hospitals = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
-  fit_actor_stacks(*out->engine, n);
+  auto population = hospital_population(s, world.catalog);
+  world.sample_counts = std::move(population.samples);
+  check_fault_traces(s, population.machines);
+  return std::move(population.machines);
+}
 
-  set_up_data(world, n);
-  if (s.platform.xml.empty()) {
-    // The star is built once the sample counts are known: with cohorts they decide who is identical.
-    std::vector<int> representative;
-    if (s.timing.cohorts) {
-      std::vector<int64_t> samples;
-      for (size_t h = 0; h < world.splits.size(); ++h) samples.push_back(world.train_samples(h));
-      representative = platforms::group_cohorts(machines, samples);
-    }
-    auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
-    world.platform = platforms::build_star_platform(
-        server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
+// The star around the hospitals, built once the data is split: with cohorts the sample counts
+// decide who is identical.
+void build_star(World& world, const std::vector<platforms::MachineSpec>& machines) {
+  const Scenario& s = world.scenario;
+  std::vector<int> representative;
+  if (s.timing.cohorts) {
+    std::vector<int64_t> samples;
+    for (size_t h = 0; h < world.splits.size(); ++h) samples.push_back(world.train_samples(h));
+    representative = platforms::group_cohorts(machines, samples);
   }
-  if (s.platform.server_profile_device) world.platform.server_spec.profile_device = *s.platform.server_profile_device;
-  if (s.platform.server_speed_factor) world.platform.server_spec.speed_factor = *s.platform.server_speed_factor;
-  if (s.timing.compute == ComputeModel::Profile) world.profile = load_profile(s, world.platform);
+  auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
+  world.platform = platforms::build_star_platform(
+      server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
+}
 
+// The models' shapes and costs (global, per tier, per hospital) once the data's shape is known;
+// a model that cannot be built is an input error naming its key.
+void set_up_models(World& world) {
+  const Scenario& s = world.scenario;
   world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
   try {
     world.cost = models::model_cost(world.spec);
@@ -303,6 +303,28 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
     }
   }
   world.hospital_specs = hospital_specs(s, world);
+}
+
+std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
+  check_settings(s);  // the platform's inputs are loaded once, below
+  auto out = std::make_unique<SetUp>();
+  out->engine = start_engine(s, options);
+
+  World& world = out->world;
+  world.scenario = s;
+  world.catalog = platforms::load_tier_catalog(s.platform.tiers_file);
+  check_server_tier(s, world.catalog);
+  const auto machines = load_hospitals(world);
+  const int n = out->hospitals = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
+  fit_actor_stacks(*out->engine, n);
+
+  set_up_data(world, n);
+  if (s.platform.xml.empty()) build_star(world, machines);
+  if (s.platform.server_profile_device) world.platform.server_spec.profile_device = *s.platform.server_profile_device;
+  if (s.platform.server_speed_factor) world.platform.server_spec.speed_factor = *s.platform.server_speed_factor;
+  if (s.timing.compute == ComputeModel::Profile) world.profile = load_profile(s, world.platform);
+
+  set_up_models(world);
   // Each hospital's own model on its device: a missing profile row refused now, not mid-run.
   if (world.profile)
     for (size_t h = 0; h < world.hospital_specs.size(); ++h)
