@@ -1,8 +1,5 @@
-// Settings checks, the shared header, error-feedback state and the codec factory
-// (codec.hpp, codec_format.hpp).
+// The codec factory, the shared header and error-feedback state (codec.hpp, codec_format.hpp).
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -11,53 +8,12 @@
 namespace fedgrid::compression {
 namespace {
 
-constexpr int64_t kMaxValues = std::numeric_limits<uint32_t>::max();  // the header's count field
-
-// Shortest text that reads back as `v` (1e-05 -> "1e-05", 0.25 -> "0.25").
-std::string number(double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
-}
-
 // The state's format: "FGEF" (4 bytes), format version 1 (1 byte), count (8 bytes), the
 // residual as float32 bit patterns, all little-endian.
 constexpr uint8_t kStateMagic[4] = {'F', 'G', 'E', 'F'};
 constexpr uint8_t kStateVersion = 1;
 
 }  // namespace
-
-std::vector<SettingProblem> settings_problems(const CodecSettings& s) {
-  std::vector<SettingProblem> out;
-  const bool bucketed = s.method == Method::Quantize || s.method == Method::Sign;
-  if (s.method == Method::Quantize && (s.bits < 1 || s.bits > 16))
-    out.push_back({"bits", "must be from 1 to 16 bits per value, got " + std::to_string(s.bits)});
-  if (bucketed && (s.bucket < 0 || s.bucket > kMaxValues))
-    out.push_back({"bucket", "must be 0 (one scale for the whole state) or a count of values up to " +
-                                 std::to_string(kMaxValues) + ", got " + std::to_string(s.bucket)});
-  if (s.method == Method::TopK && !(s.fraction > 0 && s.fraction <= 1))
-    out.push_back({"fraction", "must be in (0, 1]: the share of entries sent, got " + number(s.fraction)});
-  if (s.method == Method::Zfp && s.zfp_mode == ZfpMode::Accuracy && !(s.error_bound > 0 && std::isfinite(s.error_bound)))
-    out.push_back({"error_bound", "must be positive: the largest absolute error of a decoded value, got " +
-                                      number(s.error_bound)});
-  if (s.method == Method::Zfp && s.zfp_mode == ZfpMode::Rate && !(s.rate > 0 && s.rate <= 32))
-    out.push_back({"rate", "must be in (0, 32] bits per value (a float has 32), got " + number(s.rate)});
-  return out;
-}
-
-std::string Codec::describe() const {
-  const CodecSettings& s = settings_;
-  std::string args;
-  switch (s.method) {
-    case Method::Quantize: args = "bits=" + std::to_string(s.bits) + ", bucket=" + std::to_string(s.bucket); break;
-    case Method::TopK: args = "fraction=" + number(s.fraction); break;
-    case Method::Sign: args = "bucket=" + std::to_string(s.bucket); break;
-    case Method::Zfp:
-      args = s.zfp_mode == ZfpMode::Accuracy ? "error_bound=" + number(s.error_bound) : "rate=" + number(s.rate);
-      break;
-  }
-  return std::string(mode_name(s.method)) + "(" + args + ")";
-}
 
 void Codec::restore_undelivered(EncoderState& state, const EncodedUpdate& lost) const {
   if (!keeps_residual()) return;
@@ -82,8 +38,8 @@ std::unique_ptr<Codec> make_codec(const CodecSettings& s) {
 }
 
 void write_common_header(ByteWriter& w, Method method, int64_t values) {
-  if (values < 0 || values > kMaxValues)
-    throw std::length_error("a compressed update holds at most " + std::to_string(kMaxValues) + " values, not " +
+  if (values < 0 || values > kMaxCodecValues)
+    throw std::length_error("a compressed update holds at most " + std::to_string(kMaxCodecValues) + " values, not " +
                             std::to_string(values));
   w.u8(uint8_t(method));
   w.u32(uint32_t(values));

@@ -18,42 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/modes.hpp"
+#include "sim/compression/codec_settings.hpp"
 
 namespace fedgrid::compression {
-
-// The method: its names are a mode's (sim/core/modes.hpp), so a scenario key can bind it with
-// bind_mode; the value is the first byte of every encoded update.
-enum class Method : uint8_t { Quantize = 1, TopK = 2, Sign = 3, Zfp = 4 };
-inline constexpr ModeName<Method> kMethods[] = {
-    {Method::Quantize, "quantize"}, {Method::TopK, "topk"}, {Method::Sign, "sign"}, {Method::Zfp, "zfp"}};
-constexpr std::span<const ModeName<Method>> modes_of(Method) { return kMethods; }
-
-// zfp's two modes used here: an absolute error bound (accuracy) or fixed bits per value (rate).
-enum class ZfpMode : uint8_t { Accuracy = 0, Rate = 1 };
-inline constexpr ModeName<ZfpMode> kZfpModes[] = {{ZfpMode::Accuracy, "accuracy"}, {ZfpMode::Rate, "rate"}};
-constexpr std::span<const ModeName<ZfpMode>> modes_of(ZfpMode) { return kZfpModes; }
-
-// Every setting of every method, flat, so scenario keys (compression.uplink.bits, ...) can
-// bind to its fields; a method reads only its own.
-struct CodecSettings {
-  Method method = Method::Quantize;
-  int bits = 8;              // quantize: bits per value, 1..16
-  int64_t bucket = 0;        // quantize, sign: values sharing one scale; 0: the whole state
-  double fraction = 0.01;    // topk: share of entries sent, in (0, 1]
-  ZfpMode zfp_mode = ZfpMode::Accuracy;
-  double error_bound = 1e-3; // zfp accuracy: largest absolute error of a decoded value
-  double rate = 8;           // zfp rate: bits per value, in (0, 32]
-};
-
-// A setting out of range: `setting` is the field's name (bits, bucket, fraction, error_bound,
-// rate); the scenario layer prefixes its key (compression.uplink.) and names file and line.
-struct SettingProblem {
-  std::string setting;
-  std::string message;
-};
-// The problems of the settings `s.method` reads, in field order; empty when it can encode.
-std::vector<SettingProblem> settings_problems(const CodecSettings& s);
 
 // What a codec produced: the payload as it crosses the network, its header included.
 struct EncodedUpdate {
@@ -79,8 +46,8 @@ class Codec {
   explicit Codec(CodecSettings settings) : settings_(settings) {}
   virtual ~Codec() = default;
   const CodecSettings& settings() const { return settings_; }
-  // The method and the settings it reads, as a scenario writes them: "topk(fraction=0.01)".
-  std::string describe() const;
+  // The method and the settings it reads: "topk(fraction=0.01)" (describe(settings())).
+  std::string describe() const { return compression::describe(settings_); }
   // Whether encode() reads and updates state.residual (topk, sign).
   virtual bool keeps_residual() const = 0;
 

@@ -1,0 +1,90 @@
+#pragma once
+// A codec's settings and their checks, header-only and without libzfp, so the scenario layer
+// can bind keys to them and report their problems without linking the codecs (codec.hpp).
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/modes.hpp"
+
+namespace fedgrid::compression {
+
+// The method: its names are a mode's (sim/core/modes.hpp), so a scenario key can bind it with
+// bind_mode; the value is the first byte of every encoded update.
+enum class Method : uint8_t { Quantize = 1, TopK = 2, Sign = 3, Zfp = 4 };
+inline constexpr ModeName<Method> kMethods[] = {
+    {Method::Quantize, "quantize"}, {Method::TopK, "topk"}, {Method::Sign, "sign"}, {Method::Zfp, "zfp"}};
+constexpr std::span<const ModeName<Method>> modes_of(Method) { return kMethods; }
+
+// zfp's two modes used here: an absolute error bound (accuracy) or fixed bits per value (rate).
+enum class ZfpMode : uint8_t { Accuracy = 0, Rate = 1 };
+inline constexpr ModeName<ZfpMode> kZfpModes[] = {{ZfpMode::Accuracy, "accuracy"}, {ZfpMode::Rate, "rate"}};
+constexpr std::span<const ModeName<ZfpMode>> modes_of(ZfpMode) { return kZfpModes; }
+
+// Every setting of every method, flat, so scenario keys (compression.uplink.bits, ...) can
+// bind to its fields; a method reads only its own.
+struct CodecSettings {
+  Method method = Method::Quantize;
+  int bits = 8;              // quantize: bits per value, 1..16
+  int64_t bucket = 0;        // quantize, sign: values sharing one scale; 0: the whole state
+  double fraction = 0.01;    // topk: share of entries sent, in (0, 1]
+  ZfpMode zfp_mode = ZfpMode::Accuracy;
+  double error_bound = 1e-3; // zfp accuracy: largest absolute error of a decoded value
+  double rate = 8;           // zfp rate: bits per value, in (0, 32]
+};
+
+// A setting out of range: `setting` is the field's name (bits, bucket, fraction, error_bound,
+// rate); the scenario layer prefixes its key (compression.uplink.) and names file and line.
+struct SettingProblem {
+  std::string setting;
+  std::string message;
+};
+
+// The most values one update holds: its header counts them in 32 bits.
+inline constexpr int64_t kMaxCodecValues = std::numeric_limits<uint32_t>::max();
+
+// Shortest text that reads back as `v` (1e-05, 0.25).
+inline std::string settings_number(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+// The problems of the settings `s.method` reads, in field order; empty when it can encode.
+inline std::vector<SettingProblem> settings_problems(const CodecSettings& s) {
+  std::vector<SettingProblem> out;
+  const bool bucketed = s.method == Method::Quantize || s.method == Method::Sign;
+  if (s.method == Method::Quantize && (s.bits < 1 || s.bits > 16))
+    out.push_back({"bits", "must be from 1 to 16 bits per value, got " + std::to_string(s.bits)});
+  if (bucketed && (s.bucket < 0 || s.bucket > kMaxCodecValues))
+    out.push_back({"bucket", "must be 0 (one scale for the whole state) or a count of values up to " +
+                                 std::to_string(kMaxCodecValues) + ", got " + std::to_string(s.bucket)});
+  if (s.method == Method::TopK && !(s.fraction > 0 && s.fraction <= 1))
+    out.push_back({"fraction", "must be in (0, 1]: the share of entries sent, got " + settings_number(s.fraction)});
+  if (s.method == Method::Zfp && s.zfp_mode == ZfpMode::Accuracy && !(s.error_bound > 0 && std::isfinite(s.error_bound)))
+    out.push_back({"error_bound", "must be positive: the largest absolute error of a decoded value, got " +
+                                      settings_number(s.error_bound)});
+  if (s.method == Method::Zfp && s.zfp_mode == ZfpMode::Rate && !(s.rate > 0 && s.rate <= 32))
+    out.push_back({"rate", "must be in (0, 32] bits per value (a float has 32), got " + settings_number(s.rate)});
+  return out;
+}
+
+// The method and the settings it reads, as a scenario writes them: "topk(fraction=0.01)".
+inline std::string describe(const CodecSettings& s) {
+  std::string args;
+  switch (s.method) {
+    case Method::Quantize: args = "bits=" + std::to_string(s.bits) + ", bucket=" + std::to_string(s.bucket); break;
+    case Method::TopK: args = "fraction=" + settings_number(s.fraction); break;
+    case Method::Sign: args = "bucket=" + std::to_string(s.bucket); break;
+    case Method::Zfp:
+      args = s.zfp_mode == ZfpMode::Accuracy ? "error_bound=" + settings_number(s.error_bound) : "rate=" + settings_number(s.rate);
+      break;
+  }
+  return std::string(mode_name(s.method)) + "(" + args + ")";
+}
+
+}  // namespace fedgrid::compression
