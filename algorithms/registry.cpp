@@ -148,7 +148,13 @@ RunSummary run_algorithm(const Scenario& s, const RunOptions& options) {
   check_algorithm(s);
   const AlgorithmInfo& algorithm = *find_algorithm(s.algorithm.name);
   RunOptions with_columns = options;
-  with_columns.round_columns = algorithm.round_columns, with_columns.hospital_columns = algorithm.hospital_columns;
+  auto names = [](const std::vector<AlgorithmColumn>& columns) {
+    std::vector<std::string> out;
+    for (const auto& c : columns) out.push_back(c.name);
+    return out;
+  };
+  with_columns.round_columns = names(algorithm.round_columns);
+  with_columns.hospital_columns = names(algorithm.hospital_columns);
   with_columns.check = algorithm.check;
   return run_scenario(s, with_columns, [&](Federation& fed) { algorithm.make()->run(fed); });
 }

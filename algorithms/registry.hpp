@@ -23,6 +23,12 @@ class Algorithm {
   virtual void run(Federation& fed) = 0;
 };
 
+// One of an algorithm's own columns of rounds.csv or hospitals.csv (a text it notes with
+// Federation::note): its name and what it holds, for `fedgrid list metrics`.
+struct AlgorithmColumn {
+  std::string name, doc;
+};
+
 struct AlgorithmInfo {
   std::string name, description;
   std::function<std::unique_ptr<Algorithm>()> make;
@@ -38,7 +44,7 @@ struct AlgorithmInfo {
   std::function<std::string(const Scenario&)> cannot_checkpoint = {};
   // Its own columns after the standard ones of rounds.csv and hospitals.csv (Federation::note);
   // none for most algorithms, whose files keep the standard columns only.
-  std::vector<std::string> round_columns = {}, hospital_columns = {};
+  std::vector<AlgorithmColumn> round_columns = {}, hospital_columns = {};
   // Its requirements of the scenario beyond what its keys' bounds say, checked once the run is
   // set up (every model's shape known) by `fedgrid validate` and `fedgrid run` alike; throws
   // InputError naming the key (Scenario::error_at). run() trusts them. Empty: none.

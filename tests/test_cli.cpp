@@ -137,7 +137,7 @@ TEST(Cli, BadOptionsAreNamed) {
   expect_usage_error("run --out a --out b", "option '--out' of 'run' given more than once");
   // Too many or too few arguments.
   expect_usage_error("run a.yaml b.yaml", "'run' takes at most one SCENARIO, got 2");
-  expect_usage_error("list", "'list' takes one of algorithms|models|datasets|tiers|keys, got 0");
+  expect_usage_error("list", "'list' takes one of algorithms|models|datasets|tiers|keys|metrics, got 0");
   expect_usage_error("sweep", "'sweep' takes one SWEEP.yaml, got 0");
 }
 
@@ -154,7 +154,7 @@ TEST(Cli, SetFormsAndGlobalOptionsAnywhere) {
 }
 
 TEST(Cli, ListAndValidate) {
-  for (const char* what : {"algorithms", "models", "datasets", "tiers", "keys"}) {
+  for (const char* what : {"algorithms", "models", "datasets", "tiers", "keys", "metrics"}) {
     auto r = run_fedgrid(std::string("list ") + what);
     EXPECT_EQ(r.exit_code, 0) << what << r.output;
     EXPECT_FALSE(r.output.empty());

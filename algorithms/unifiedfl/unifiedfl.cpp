@@ -255,8 +255,11 @@ std::vector<AlgorithmInfo> unifiedfl_algorithms() {
                          .models = AlgorithmInfo::Models::PerHospital,
                          .counts_epochs = true,
                          .keys = unifiedfl_keys().declarations(),
-                         .round_columns = {"merge", "clusters"},
-                         .hospital_columns = {"cluster"},
+                         .round_columns = {{"merge", "the round's merge of Theta: intra (each hospital to its "
+                                                     "cluster's mean, every t_ic), cross (to the mean of the cluster "
+                                                     "means, every t_bc after t_init) or empty (none)"},
+                                           {"clusters", "how many clusters the hospitals form after the round"}},
+                         .hospital_columns = {{"cluster", "the hospital's cluster after the round, from 0"}},
                          .seed_streams = {kGroupsStream}};
   };
   return {entry("unifiedfl",

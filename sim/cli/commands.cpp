@@ -17,6 +17,7 @@
 #include "sim/cli/calibrate.hpp"
 #include "sim/cli/compare.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/engine/metric_table.hpp"
 #include "sim/engine/run.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/scenario/key_table.hpp"
@@ -33,6 +34,29 @@ Scenario scenario_from(const Args& a) {
   if (a.out) overrides.push_back("output.dir=" + *a.out);
   if (a.positional.empty()) return builtin_quickstart(overrides);
   return load_scenario(a.positional[0], overrides);
+}
+
+// `fedgrid list metrics` (docs/reference/metrics.md is its output): every declared metric
+// (sim/engine/metric_table.cpp), then each algorithm's own columns (AlgorithmInfo).
+void list_metrics() {
+  fmt::print("{:<18} {:<13} {:<11} {:<44} {:<19} {}\n", "metric", "file", "kind", "summary.json entries (reduction)",
+             "enabled by", "meaning");
+  for (const auto& m : metric_table()) {
+    // A CSV column of reals is written with m.digits decimals (summary.json keeps every digit).
+    const bool real = (m.kind == MetricKind::Real || m.kind == MetricKind::PerTier) && m.scope != Scope::Summary;
+    std::string entries;
+    for (const auto& e : m.summary)
+      entries += fmt::format("{}{} ({})", entries.empty() ? "" : ", ", e.key, reduction_name(e.reduce));
+    fmt::print("{:<18} {:<13} {:<11} {:<44} {:<19} {}\n", m.kind == MetricKind::PerTier ? m.name + "<tier>" : m.name,
+               output_file(m.scope), real ? fmt::format("{}({})", kind_name(m.kind), m.digits) : kind_name(m.kind),
+               entries, enabling_key(m.enabled_by), m.doc);
+  }
+  fmt::print("\n{:<18} {:<13} {:<18} {}\n", "algorithm", "file", "own column", "meaning");
+  for (const auto& alg : algorithms::registry()) {
+    for (const auto& c : alg.round_columns) fmt::print("{:<18} {:<13} {:<18} {}\n", alg.name, "rounds.csv", c.name, c.doc);
+    for (const auto& c : alg.hospital_columns)
+      fmt::print("{:<18} {:<13} {:<18} {}\n", alg.name, "hospitals.csv", c.name, c.doc);
+  }
 }
 
 int list(const Args& a) {
@@ -60,8 +84,10 @@ int list(const Args& a) {
   } else if (what == "keys") {
     for (const auto& k : scenario_keys())
       fmt::print("{:<40} {:<8} {:<14} {}\n", k.path, type_name(k.type), k.default_value.value_or(""), k.description);
+  } else if (what == "metrics") {
+    list_metrics();
   } else {
-    throw UsageError("list", "cannot list '" + what + "': algorithms|models|datasets|tiers|keys");
+    throw UsageError("list", "cannot list '" + what + "': algorithms|models|datasets|tiers|keys|metrics");
   }
   return 0;
 }

@@ -105,7 +105,7 @@ std::vector<MetricDecl> declared() {
            EnabledBy::Always, 9),
       real_metric("accuracy", R, [](In in, size_t) { return in.scores.accuracy; },
            {{"final_accuracy", Final}, {"best_accuracy", Best}},
-           "the global test set (local models: mean over hospitals); empty in rounds not scored"),
+           "accuracy on the global test set (local models: mean over hospitals); empty in rounds not scored"),
       real_metric("loss", R, [](In in, size_t) { return in.scores.loss; }, {}, "test loss on the global test set"),
       integer_metric("bytes_up", R, [](In in, size_t) { return in.state.bytes_up; }, {{"bytes_up", Sum}},
               "bytes hospital -> server"),
@@ -187,7 +187,8 @@ std::vector<MetricDecl> declared() {
          return s ? MetricValue(int64_t(*s)) : MetricValue();
        },
        {},
-       "asynchronous algorithms: server versions between the one its update trained on and the one it was applied to"},
+       "asynchronous algorithms: server versions between the one its update trained on and the one it was applied "
+       "to; empty otherwise"},
       text_metric("status",
            [](In in, size_t h) {
              const auto& st = stats(in, h);
@@ -245,6 +246,35 @@ const char* enabling_key(EnabledBy e) {
     case EnabledBy::Always: return "";
     case EnabledBy::SiteMetrics: return "output.site_metrics";
     case EnabledBy::Faults: return "faults.*";
+  }
+  return "";
+}
+
+const char* output_file(Scope s) {
+  switch (s) {
+    case Scope::Round: return "rounds.csv";
+    case Scope::Hospital: return "hospitals.csv";
+    case Scope::Summary: return "summary.json";
+  }
+  return "";
+}
+
+const char* reduction_name(Reduce r) {
+  switch (r) {
+    case Reduce::Final: return "final";
+    case Reduce::Best: return "best";
+    case Reduce::Sum: return "sum";
+    case Reduce::Last: return "last";
+  }
+  return "";
+}
+
+const char* kind_name(MetricKind k) {
+  switch (k) {
+    case MetricKind::Real: return "real";
+    case MetricKind::Integer: return "integer";
+    case MetricKind::Text: return "text";
+    case MetricKind::PerTier: return "per-tier";
   }
   return "";
 }

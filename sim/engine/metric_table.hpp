@@ -34,6 +34,11 @@ enum class Reduce { Final, Best, Sum, Last };
 enum class EnabledBy { Always, SiteMetrics, Faults };
 const char* enabling_key(EnabledBy e);  // "output.site_metrics", "faults.*", "" for Always
 
+// The words the table is listed in (`fedgrid list metrics`, docs/reference/metrics.md).
+const char* output_file(Scope s);       // rounds.csv, hospitals.csv, summary.json
+const char* reduction_name(Reduce r);   // final, best, sum, last
+const char* kind_name(MetricKind k);    // real, integer, text, per-tier
+
 // What a metric is computed from: one reported round.
 struct RoundInputs {
   int round = 0;

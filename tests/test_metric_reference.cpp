@@ -1,0 +1,48 @@
+// The metric reference (docs/reference/metrics.md) is `fedgrid list metrics`: the metric table
+// (sim/engine/metric_table.cpp) and every algorithm's own columns (AlgorithmInfo), each of
+// which says what it holds and keeps clear of the standard columns of its file.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "algorithms/registry.hpp"
+#include "helpers.hpp"
+#include "sim/engine/metric_table.hpp"
+#include "tests/helpers.hpp"
+
+namespace fedgrid {
+namespace {
+
+// Its one fenced block, from a line "```" to the next, as for the key reference
+// (Scenario.KeyReferenceIsTheDeclaredTable).
+TEST(MetricTable, ReferenceIsTheListedTable) {
+  const std::string file = std::string(test::source_dir()) + "/docs/reference/metrics.md";
+  const std::string reference = test::read_file(file);
+  const auto listed = test::run_fedgrid("list metrics");
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  const size_t open = reference.find("\n```\n");
+  ASSERT_NE(open, std::string::npos) << file << " has no fenced block";
+  const size_t from = open + 5, close = reference.find("\n```", from - 1);
+  ASSERT_NE(close, std::string::npos) << file << ": the fenced block is not closed";
+  EXPECT_EQ(reference.substr(from, close + 1 - from), listed.output)
+      << file << " differs from `build/fedgrid list metrics`: regenerate its block with the command at the top of "
+      << "docs/reference/metrics.md";
+}
+
+TEST(MetricTable, AlgorithmColumnsAreDescribedAndNew) {
+  for (const auto& alg : algorithms::registry())
+    for (const Scope scope : {Scope::Round, Scope::Hospital}) {
+      std::set<std::string> taken;  // the file's declared columns, every one a key could enable
+      for (const auto& m : metric_table())
+        if (m.scope == scope) taken.insert(m.name);
+      for (const auto& c : scope == Scope::Round ? alg.round_columns : alg.hospital_columns) {
+        EXPECT_FALSE(c.doc.empty()) << alg.name << "'s column " << c.name << " says nothing of what it holds";
+        EXPECT_TRUE(taken.insert(c.name).second)
+            << alg.name << "'s column " << c.name << " repeats a column of " << output_file(scope);
+      }
+    }
+}
+
+}  // namespace
+}  // namespace fedgrid
