@@ -58,8 +58,8 @@ class Codec {
   // The values the receiver gets; bytes this codec did not write are std::invalid_argument.
   virtual std::vector<float> decode(const EncodedUpdate& update) const = 0;
   // An update that never arrived leaves nothing out: its decoded values go back into the
-  // residual, which becomes everything not delivered (values + old residual). No-op for
-  // codecs without a residual.
+  // residual, which becomes everything not delivered (values + old residual; exactly for topk,
+  // to float rounding for sign). No-op for codecs without a residual.
   void restore_undelivered(EncoderState& state, const EncodedUpdate& lost) const;
 
   // Arithmetic operations to encode / decode n values (estimates counted from each codec's
