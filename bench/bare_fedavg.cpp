@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
 
   auto data = data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist");
   data::PartitionOptions po;
-  po.scheme = "iid", po.seed = mix_seed(seed, seed_streams::kPartition);
+  po.scheme = data::PartitionScheme::Iid, po.seed = mix_seed(seed, seed_streams::kPartition);
   auto held = data::partition(data.train.labels, 10, hospitals, po);
   std::vector<data::Indices> train, test;
   for (int h = 0; h < hospitals; ++h) {

@@ -188,17 +188,12 @@ std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_class
                                int hospitals, const PartitionOptions& options) {
   validate_pool(labels, num_classes, hospitals);
   std::vector<Indices> out;
-  if (options.scheme == "iid")
-    out = iid(int64_t(labels.size()), hospitals, options.seed);
-  else if (options.scheme == "dirichlet")
-    out = dirichlet(labels, num_classes, hospitals, options);
-  else if (options.scheme == "shards")
-    out = shards(labels, num_classes, hospitals, options);
-  else if (options.scheme == "balanced")
-    out = balanced(labels, num_classes, hospitals, options.seed);
-  else
-    fail("partition.scheme", "unknown scheme '" + options.scheme +
-                                 "' (expected iid, dirichlet, shards or balanced)");
+  switch (options.scheme) {
+    case PartitionScheme::Iid: out = iid(int64_t(labels.size()), hospitals, options.seed); break;
+    case PartitionScheme::Dirichlet: out = dirichlet(labels, num_classes, hospitals, options); break;
+    case PartitionScheme::Shards: out = shards(labels, num_classes, hospitals, options); break;
+    case PartitionScheme::Balanced: out = balanced(labels, num_classes, hospitals, options.seed); break;
+  }
   for (Indices& list : out) std::sort(list.begin(), list.end());
   return out;
 }

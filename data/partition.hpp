@@ -2,15 +2,15 @@
 // Partitioners: which training-pool samples each hospital holds, then each hospital's
 // stratified train/val/test split. Index lists only; deterministic given the seed.
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "data/partition_scheme.hpp"
 
 namespace fedgrid::data {
 
 struct PartitionOptions {
-  std::string scheme = "iid";  // iid | dirichlet | shards | balanced
+  PartitionScheme scheme = PartitionScheme::Iid;
   double beta = 0.5;           // dirichlet concentration
   int classes_per_hospital = 2;  // shards: k classes per hospital
   int64_t min_samples = 10;      // dirichlet: redraw until every hospital has this many

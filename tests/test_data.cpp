@@ -399,7 +399,7 @@ TEST(Partition, IidSizesDisjointCovering) {
 TEST(Partition, DirichletSkewedDeterministicAndCovering) {
   const auto labels = balanced_labels(3000, 10);
   PartitionOptions iid_o, dir_o;
-  dir_o.scheme = "dirichlet";
+  dir_o.scheme = PartitionScheme::Dirichlet;
   dir_o.beta = 0.1;
   const auto iid = partition(labels, 10, 10, iid_o);
   const auto dir = partition(labels, 10, 10, dir_o);
@@ -414,7 +414,7 @@ TEST(Partition, DirichletSkewedDeterministicAndCovering) {
 TEST(Partition, DirichletRespectsMinSamples) {
   const auto labels = balanced_labels(2000, 10);
   PartitionOptions o;
-  o.scheme = "dirichlet";
+  o.scheme = PartitionScheme::Dirichlet;
   o.beta = 0.1;
   o.min_samples = 40;
   const auto parts = partition(labels, 10, 20, o);
@@ -430,7 +430,7 @@ TEST(Partition, DirichletRespectsMinSamples) {
 TEST(Partition, DirichletImpossibleThrows) {
   const auto labels = balanced_labels(500, 10);
   PartitionOptions o;
-  o.scheme = "dirichlet";
+  o.scheme = PartitionScheme::Dirichlet;
   o.beta = 1e-4;  // each class goes to one hospital: at most 10 of 50 can be filled
   o.min_samples = 5;
   expect_invalid([&] { partition(labels, 10, 50, o); }, "partition.");
@@ -441,7 +441,7 @@ TEST(Partition, ShardsLimitClassesPerHospital) {
   std::vector<int64_t> labels(1000);
   for (size_t i = 0; i < labels.size(); ++i) labels[i] = int64_t(i % 10);
   PartitionOptions o;
-  o.scheme = "shards";
+  o.scheme = PartitionScheme::Shards;
   o.classes_per_hospital = 2;
   auto parts = partition(labels, 10, 10, o);
   expect_disjoint_covering(parts, 1000);
@@ -470,7 +470,7 @@ TEST(Partition, BalancedGivesEveryHospitalTheSameCountOfEveryClass) {
   for (auto [c, n] : std::vector<std::pair<int64_t, int>>{{0, 30}, {1, 25}, {2, 41}})
     labels.insert(labels.end(), size_t(n), c);
   PartitionOptions o;
-  o.scheme = "balanced";
+  o.scheme = PartitionScheme::Balanced;
   auto parts = partition(labels, 3, 4, o);
   std::set<int64_t> seen;
   for (const auto& p : parts) {
@@ -488,19 +488,17 @@ TEST(Partition, BalancedGivesEveryHospitalTheSameCountOfEveryClass) {
 TEST(Partition, BadOptionsNameTheOption) {
   const auto labels = balanced_labels(100, 10);
   PartitionOptions o;
-  o.scheme = "round-robin";
-  expect_invalid([&] { partition(labels, 10, 4, o); }, "partition.scheme");
-  o.scheme = "dirichlet";
+  o.scheme = PartitionScheme::Dirichlet;
   o.beta = 0;
   expect_invalid([&] { partition(labels, 10, 4, o); }, "partition.beta");
   o.beta = -1;
   expect_invalid([&] { partition(labels, 10, 4, o); }, "partition.beta");
-  o.scheme = "shards";
+  o.scheme = PartitionScheme::Shards;
   o.classes_per_hospital = 0;
   expect_invalid([&] { partition(labels, 10, 4, o); }, "partition.classes_per_hospital");
   o.classes_per_hospital = 11;
   expect_invalid([&] { partition(labels, 10, 4, o); }, "partition.classes_per_hospital");
-  o.scheme = "iid";
+  o.scheme = PartitionScheme::Iid;
   expect_invalid([&] { partition(labels, 10, 0, o); }, "hospitals");
   expect_invalid([&] { partition(labels, 10, 101, o); }, "hospitals");
   expect_invalid([&] { partition({0, 1, 12}, 10, 1, o); }, "label");

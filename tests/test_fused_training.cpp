@@ -39,7 +39,7 @@ double relative_gap(const std::vector<float>& a, const std::vector<float>& b) {
 
 struct Case {
   models::ModelSpec spec;
-  OptimizerConfig optimizer{"sgd", 0.05, 0.9, 1e-3};
+  OptimizerConfig optimizer{Optimizer::Sgd, 0.05, 0.9, 1e-3};
   int epochs = 2;
   int64_t local_steps = 0;
   double mu = 0;
@@ -105,13 +105,13 @@ TEST(FusedTraining, NarrowWidthAndColour) {
   narrow.width_multiplier = 0.5;
   expect_fused_equals_alone({narrow});
 }
-TEST(FusedTraining, VggFamilyWithBatchNorm) { expect_fused_equals_alone({{"vgg5", 1, 28, 28, 10}, {"sgd", 0.02, 0.9, 0}, 1}); }
-TEST(FusedTraining, AdamWithWeightDecay) { expect_fused_equals_alone({kCnnBn, {"adam", 1e-3, 0, 1e-4}}); }
-TEST(FusedTraining, PlainSgdWithoutMomentum) { expect_fused_equals_alone({kMlp, {"sgd", 0.1, 0, 0}, 3}); }
-TEST(FusedTraining, JobsSizedInStepsStopAtTheirStep) { expect_fused_equals_alone({kCnn, {"sgd", 0.05, 0.9, 0}, 1, 7}); }
-TEST(FusedTraining, ProximalTermAnchoredAtTheStart) { expect_fused_equals_alone({kLenet, {"sgd", 0.05, 0.9, 0}, 2, 0, 0.5}); }
+TEST(FusedTraining, VggFamilyWithBatchNorm) { expect_fused_equals_alone({{"vgg5", 1, 28, 28, 10}, {Optimizer::Sgd, 0.02, 0.9, 0}, 1}); }
+TEST(FusedTraining, AdamWithWeightDecay) { expect_fused_equals_alone({kCnnBn, {Optimizer::Adam, 1e-3, 0, 1e-4}}); }
+TEST(FusedTraining, PlainSgdWithoutMomentum) { expect_fused_equals_alone({kMlp, {Optimizer::Sgd, 0.1, 0, 0}, 3}); }
+TEST(FusedTraining, JobsSizedInStepsStopAtTheirStep) { expect_fused_equals_alone({kCnn, {Optimizer::Sgd, 0.05, 0.9, 0}, 1, 7}); }
+TEST(FusedTraining, ProximalTermAnchoredAtTheStart) { expect_fused_equals_alone({kLenet, {Optimizer::Sgd, 0.05, 0.9, 0}, 2, 0, 0.5}); }
 TEST(FusedTraining, ProximalTermAnchoredAtAGivenModel) {
-  expect_fused_equals_alone({kCnnBn, {"sgd", 0.05, 0.9, 0}, 2, 0, 0.5, true});
+  expect_fused_equals_alone({kCnnBn, {Optimizer::Sgd, 0.05, 0.9, 0}, 2, 0, 0.5, true});
 }
 
 TEST(FusedTraining, RefusesJobsOfDifferentKeys) {
@@ -138,9 +138,9 @@ TEST(FusedTraining, WhatFuses) {
   EXPECT_TRUE(PlainTraining(1).fusible().has_value());
   EXPECT_FALSE(Probe(1).fusible().has_value());
   EXPECT_DOUBLE_EQ(algorithms::ProximalTraining(2, 0.25).fusible()->proximal_mu, 0.25);
-  EXPECT_EQ(fuse_limit_of("off", ComputeDevice::Cuda), 0);
-  EXPECT_EQ(fuse_limit_of("12", ComputeDevice::Cpu), 12);
-  EXPECT_EQ(fuse_limit_of("auto", ComputeDevice::Cpu), fuse_auto_limit(ComputeDevice::Cpu));
+  EXPECT_EQ(fuse_limit_of({FuseMode::Off, 0}, ComputeDevice::Cuda), 0);
+  EXPECT_EQ(fuse_limit_of({FuseMode::Count, 12}, ComputeDevice::Cpu), 12);
+  EXPECT_EQ(fuse_limit_of({FuseMode::Auto, 0}, ComputeDevice::Cpu), fuse_auto_limit(ComputeDevice::Cpu));
   EXPECT_GT(fuse_auto_limit(ComputeDevice::Cuda), 1);
 }
 
@@ -162,7 +162,7 @@ TEST(TrainingQueue, HoldsUntilWaitedAndFusesInGroupsOfTheLimit) {
   std::vector<JobInput> jobs;
   std::vector<TrainingQueue::Ticket> tickets;
   for (size_t m = 0; m < trains.size(); ++m) {
-    jobs.push_back({&models[m], &d, &trains[m], &none, 8, 0, {"sgd", 0.05, 0.9, 0}, 50 + m});
+    jobs.push_back({&models[m], &d, &trains[m], &none, 8, 0, {Optimizer::Sgd, 0.05, 0.9, 0}, 50 + m});
     tickets.push_back(queue.submit(plain, jobs.back()));
   }
   EXPECT_EQ(queue.fused_jobs(), 0);  // held, nothing launched

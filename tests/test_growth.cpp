@@ -127,7 +127,7 @@ TEST(Growth, DecreasePathGrowsWhatLastRoundsSalienceRanksFirst) {
   const auto weights = initial_weights(spec, 1);
   const fedgrid::Model model{spec, weights};
   const data::Indices none;
-  JobInput job{&model, &d, &all, &none, 16, 0, {"sgd", 0.01, 0.0, 0.0}, 9};
+  JobInput job{&model, &d, &all, &none, 16, 0, {Optimizer::Sgd, 0.01, 0.0, 0.0}, 9};
   algorithms::GrowthTraining growth(spec, 2, {1, {0.1, 0.7}, 2, 3});  // site 1 ranks first
   const TrainOutcome out = growth.run(job);
   EXPECT_EQ(growth.grown(), std::vector<int>{1});

@@ -1,5 +1,6 @@
 // The scenario's modes (sim/core/modes.hpp): each key's allowed values are its mode's names, a
-// scenario's value is read once into the enum, and the name round-trips.
+// scenario's value is read once into the enum, and the name round-trips; training.fuse's
+// setting (a mode with a count) too.
 #include <gtest/gtest.h>
 
 #include "sim/core/input_error.hpp"
@@ -27,6 +28,24 @@ TEST(Modes, EachModeKeyAllowsItsModesNames) {
   expect_key_is_mode<NetworkModel>("timing.network");
   expect_key_is_mode<ComputeModel>("timing.compute");
   expect_key_is_mode<LrSchedule>("training.lr_schedule");
+  expect_key_is_mode<Optimizer>("training.optimizer");
+  expect_key_is_mode<Precision>("training.precision");
+  expect_key_is_mode<DeviceChoice>("training.device");
+  expect_key_is_mode<data::PartitionScheme>("data.partition.scheme");
+  for (const char* figure : {"speed_flops", "uplink_bps", "downlink_bps", "latency_s", "samples"})
+    expect_key_is_mode<FigureDist>(std::string("platform.hospitals[].vary.") + figure + ".dist");
+}
+
+// training.fuse: off, auto or a count, each with one spelling that fuse_name gives back.
+TEST(Modes, FuseReadsOffAutoOrACountAndNamesItBack) {
+  for (const std::string text : {"off", "auto", "1", "16", "999999"}) {
+    const auto fuse = fuse_named(text);
+    ASSERT_TRUE(fuse.has_value()) << text;
+    EXPECT_EQ(fuse_name(*fuse), text);
+  }
+  EXPECT_EQ(fuse_named("16"), (Fuse{FuseMode::Count, 16}));
+  for (const std::string bad : {"", "0", "007", "1000000", "-4", "4x", "1.5", "on", "Auto"})
+    EXPECT_FALSE(fuse_named(bad).has_value()) << bad;
 }
 
 TEST(Modes, AScenarioIsReadOnceIntoTheEnums) {
@@ -35,15 +54,39 @@ TEST(Modes, AScenarioIsReadOnceIntoTheEnums) {
   EXPECT_EQ(defaults.timing.network, NetworkModel::Lv08);
   EXPECT_EQ(defaults.timing.compute, ComputeModel::Flops);
   EXPECT_EQ(defaults.training.lr_schedule, LrSchedule::Constant);
-  const Scenario set = load_scenario_text(platform + "timing: {network: fluid}\ntraining: {lr_schedule: cosine}\n", "x.yaml");
+  EXPECT_EQ(defaults.training.optimizer, Optimizer::Sgd);
+  EXPECT_EQ(defaults.training.precision, Precision::Fp32);
+  EXPECT_EQ(defaults.training.device, DeviceChoice::Auto);
+  EXPECT_EQ(defaults.training.fuse, (Fuse{FuseMode::Off, 0}));
+  EXPECT_EQ(defaults.data.partition_scheme, data::PartitionScheme::Iid);
+  const Scenario set = load_scenario_text(
+      platform + "timing: {network: fluid}\ntraining: {lr_schedule: cosine, optimizer: adam, precision: bf16, device: cpu, "
+                 "fuse: 8}\ndata: {partition: {scheme: shards}}\n",
+      "x.yaml");
   EXPECT_EQ(set.timing.network, NetworkModel::Fluid);
   EXPECT_EQ(set.training.lr_schedule, LrSchedule::Cosine);
+  EXPECT_EQ(set.training.optimizer, Optimizer::Adam);
+  EXPECT_EQ(set.training.precision, Precision::Bf16);
+  EXPECT_EQ(set.training.device, DeviceChoice::Cpu);
+  EXPECT_EQ(set.training.fuse, (Fuse{FuseMode::Count, 8}));
+  EXPECT_EQ(set.data.partition_scheme, data::PartitionScheme::Shards);
+  const Scenario drawn = load_scenario_text(
+      "platform: {hospitals: [{tier: weak, count: 2, vary: {uplink_bps: {dist: uniform, min: 1e6, max: 2e6}}}]}\n",
+      "x.yaml");
+  EXPECT_EQ(drawn.platform.hospitals.at(0).vary.at("uplink_bps").dist, FigureDist::Uniform);
   try {
     load_scenario_text(platform, "x.yaml", {"timing.network=ns3"});
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.problems().at(0).key, "timing.network");
     EXPECT_EQ(e.problems().at(0).message, "'ns3' is not one of: default, cm02, fluid");
+  }
+  try {
+    load_scenario_text(platform, "x.yaml", {"training.precision=fp16"});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problems().at(0).key, "training.precision");
+    EXPECT_EQ(e.problems().at(0).message, "'fp16' is not one of: fp32, bf16");
   }
 }
 

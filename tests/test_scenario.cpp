@@ -43,7 +43,7 @@ TEST(Scenario, BuiltInQuickstartMatchesTheIssue) {
   ASSERT_EQ(s.platform.hospitals.size(), 3u);
   for (const auto& g : s.platform.hospitals) EXPECT_EQ(g.count, 3);
   EXPECT_EQ(s.data.dataset, "fashion-mnist");
-  EXPECT_EQ(s.data.partition_scheme, "dirichlet");
+  EXPECT_EQ(s.data.partition_scheme, data::PartitionScheme::Dirichlet);
   EXPECT_DOUBLE_EQ(s.data.beta, 0.5);
   EXPECT_EQ(s.model.arch, "cnn");
   EXPECT_EQ(s.stop.rounds, 5);  // 20 before issue 35: a first result within 12 minutes of a clone
@@ -185,12 +185,12 @@ TEST(Scenario, DeterministicDefaultsTrueAndFuseOff) {
   const std::string yaml = "platform: {hospitals: [{tier: weak}]}\n";
   Scenario s = load_scenario_text(yaml, "x.yaml");
   EXPECT_TRUE(s.training.deterministic);
-  EXPECT_EQ(s.training.fuse, "off");
+  EXPECT_EQ(s.training.fuse, (Fuse{FuseMode::Off, 0}));
   s = load_scenario_text(yaml + "training: {deterministic: false, fuse: auto}\n", "x.yaml");
   EXPECT_FALSE(s.training.deterministic);
-  EXPECT_EQ(s.training.fuse, "auto");
+  EXPECT_EQ(s.training.fuse, (Fuse{FuseMode::Auto, 0}));
   s = load_scenario_text(yaml, "x.yaml", {"training.fuse=16", "training.deterministic=true"});
-  EXPECT_EQ(s.training.fuse, "16");
+  EXPECT_EQ(s.training.fuse, (Fuse{FuseMode::Count, 16}));
   EXPECT_TRUE(s.training.deterministic);
 }
 

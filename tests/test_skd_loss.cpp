@@ -111,7 +111,7 @@ TEST(MutualTraining, HeterogeneousWidthsTrainAndDistil) {
   const Model dam{narrow, w_dam}, ktm{wide, w_ktm};
   const data::Indices none;
   auto job = [&](double gamma) {
-    const JobInput input{&dam, &d, &all, &none, 8, 7, {"adam", 1e-3, 0, 0}, 9};
+    const JobInput input{&dam, &d, &all, &none, 8, 7, {Optimizer::Adam, 1e-3, 0, 0}, 9};
     algorithms::MutualLearning mutual(&ktm, algorithms::SkdPlan{gamma, true, true, {0, 1, 2, 3}}, 1);
     return mutual.run(input);
   };

@@ -206,7 +206,7 @@ TEST(UniFed, AuthorsCodeVisitsKeepTheirMomentum) {
   for (int64_t i = 0; i < 64; ++i) (i < 48 ? train : val).push_back(i);
   const models::ModelSpec spec{"mlp", 1, 6, 6, 4};
   const Model start{spec, initial_weights(spec, 3)};
-  const OptimizerConfig sgd{"sgd", 0.05, 0.9, 0};
+  const OptimizerConfig sgd{Optimizer::Sgd, 0.05, 0.9, 0};
   auto visit = [&](const Model& from, algorithms::MomentumBuffers* m, const OptimizerConfig& opt,
                    algorithms::StoppingRule rule) {
     const JobInput in{&from, &d, &train, &val, 16, 0, opt, 11};
@@ -228,7 +228,7 @@ TEST(UniFed, AuthorsCodeVisitsKeepTheirMomentum) {
   EXPECT_NE(carried, kept) << "the second visit did not save its buffers";
 
   algorithms::MomentumBuffers none;
-  visit(start, &none, {"sgd", 0.05, 0, 0}, {0, 1});
+  visit(start, &none, {Optimizer::Sgd, 0.05, 0, 0}, {0, 1});
   EXPECT_TRUE(none.empty());
 }
 

@@ -42,7 +42,7 @@ void Distillation::run(const data::Dataset& dataset, ComputeDevice device) {
   models::Net& net = cached_net(student_.spec, device);
   models::load_state(net, student_.weights);
   net.train();
-  auto optimizer = make_optimizer(net.parameters(), {"adam", job.lr, 0.0, 0.0});
+  auto optimizer = make_optimizer(net.parameters(), {Optimizer::Adam, job.lr, 0.0, 0.0});
   const auto [images, labels] = tensors_of(dataset, device);
   const int64_t n = int64_t(samples_.size()), classes = student_.spec.num_classes;
   const torch::Tensor teacher =

@@ -104,9 +104,10 @@ void check_fedskd(const SetupView& setup) {
                                                     ")");
   if (!a.skd_batch && !a.skd_pixel && a.gamma > 0)
     throw sc.error_at("algorithm.skd_batch", "fedskd needs a similarity level: set skd_batch or skd_pixel (or gamma: 0)");
-  if (a.persistent_adam && sc.training.optimizer != "adam")
+  if (a.persistent_adam && sc.training.optimizer != Optimizer::Adam)
     throw sc.error_at("algorithm.persistent_adam",
-                      "keeps Adam's state, so it needs training.optimizer: adam, got '" + sc.training.optimizer + "'");
+                      "keeps Adam's state, so it needs training.optimizer: adam, got '" +
+                          std::string(mode_name(sc.training.optimizer)) + "'");
   if (a.schedule == "pipelined" && sc.faults.any())
     throw sc.error_at("algorithm.schedule",
                       "the pipelined schedule cannot run under faults.* (a hospital waiting for a model that will not "

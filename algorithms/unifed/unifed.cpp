@@ -166,7 +166,7 @@ const KeySet<UniFedSettings>& server_only_keys() {
 
 void check_unifed(const SetupView& setup) {
   const Scenario& sc = setup.scenario;
-  if (unifed_keys().read(sc).variant == "authors_code" && sc.training.optimizer != "sgd")
+  if (unifed_keys().read(sc).variant == "authors_code" && sc.training.optimizer != Optimizer::Sgd)
     throw sc.error_at("training.optimizer", "unifed's variant authors_code keeps SGD's momentum buffers across "
                                             "visits, as the authors' code does: use sgd");
   check_server_share(setup);

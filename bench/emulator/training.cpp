@@ -13,7 +13,7 @@ namespace {
 
 JobInput job_input(const Options& o, const Model& model, const data::Dataset& d, const data::Indices& train,
                    const data::Indices& validation, uint64_t seed) {
-  return {&model, &d, &train, &validation, o.batch_size, 0, {"sgd", o.lr, 0.9, 0}, seed, ComputeDevice::Cpu};
+  return {&model, &d, &train, &validation, o.batch_size, 0, {Optimizer::Sgd, o.lr, 0.9, 0}, seed, ComputeDevice::Cpu};
 }
 
 }  // namespace

@@ -168,7 +168,7 @@ int calibrate(const Args& a) {
     }
   } else {
     // Forked copies must not inherit an initialised torch, so the device is resolved here only.
-    const ComputeDevice compute = resolve_device("auto");
+    const ComputeDevice compute = resolve_device(DeviceChoice::Auto);
     timings.emplace_back();
     for (const auto& m : what) timings[0].push_back(time_steps(m.spec, m.batch, a.threads, optimizer, compute));
   }
@@ -188,7 +188,7 @@ int calibrate(const Args& a) {
                  t.train_step_min_s, t.repeats, 100 * t.spread, t.eval_sample_s);
       rows.push_back(r);
     }
-  const bool cuda = resolve_device("auto") == ComputeDevice::Cuda;  // after the copies: they have ended
+  const bool cuda = resolve_device(DeviceChoice::Auto) == ComputeDevice::Cuda;  // after the copies: they have ended
   const ProfileMachine machine{cpu_model(), torch_version(), cuda ? "cuda" : "cpu",
                                int(std::max(1u, std::thread::hardware_concurrency())), describe(load)};
   const std::string csv = profile_csv(machine, rows);

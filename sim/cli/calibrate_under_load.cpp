@@ -58,7 +58,7 @@ std::string read_all(int fd) {
   std::string report;
   int code = 0;
   try {
-    const ComputeDevice device = resolve_device("auto");
+    const ComputeDevice device = resolve_device(DeviceChoice::Auto);
     const Clock::time_point start{std::chrono::nanoseconds(start_ns)};
     auto at = [&](double s) { return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
     for (size_t m = 0; m < what.size(); ++m) {

@@ -328,8 +328,8 @@ RunSummary Federation::finish(std::vector<std::pair<std::string, std::string>> v
   std::optional<Arithmetic> arithmetic;
   if (!world_.scenario.training.timing_only)
     arithmetic = Arithmetic{world_.device == ComputeDevice::Cuda ? "cuda" : "cpu", world_.perf.threads_per_worker,
-                            world_.scenario.training.precision, world_.scenario.training.deterministic,
-                            world_.scenario.training.fuse};
+                            std::string(mode_name(world_.scenario.training.precision)),
+                            world_.scenario.training.deterministic, fuse_name(world_.scenario.training.fuse)};
   return ledger_->finish(now(), energy_j(), std::move(versions), std::move(arithmetic));
 }
 

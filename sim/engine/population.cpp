@@ -44,10 +44,10 @@ std::vector<double> draw_figure(const FigureDraw& d, const std::vector<double>& 
   Rng rng(seed);
   std::vector<double> out(size_t(std::max(count, 0)));
   for (auto& v : out) {
-    if (d.dist == "lognormal") v = *d.median * std::exp(*d.sigma * rng.normal());
-    else if (d.dist == "uniform") v = *d.min + (*d.max - *d.min) * rng.uniform();
+    if (d.dist == FigureDist::Lognormal) v = *d.median * std::exp(*d.sigma * rng.normal());
+    else if (d.dist == FigureDist::Uniform) v = *d.min + (*d.max - *d.min) * rng.uniform();
     else v = observed[size_t(rng.below(observed.size()))];
-    if (d.dist != "uniform") {
+    if (d.dist != FigureDist::Uniform) {
       if (d.min) v = std::max(v, *d.min);
       if (d.max) v = std::min(v, *d.max);
     }
@@ -111,7 +111,7 @@ std::map<std::string, std::vector<double>> draw_group_figures(const Scenario& s,
     if (it == group.vary.end()) continue;
     const std::string key = at + ".vary." + kFigures[f];
     const bool positive = std::string(kFigures[f]) != "latency_s";
-    const auto observed = it->second.dist == "empirical"
+    const auto observed = it->second.dist == FigureDist::Empirical
                               ? read_observed(it->second.file, it->second.column, key, positive)
                               : std::vector<double>{};
     drawn[kFigures[f]] = draw_figure(it->second, observed, mix_seed(s.seed, seed_streams::kPopulation, g, f), group.count);

@@ -195,7 +195,7 @@ void check_settings(const Scenario& s) {
     } catch (const std::runtime_error& e) {
       throw s.error_at("training.device", e.what());
     }
-    if (s.training.precision == "bf16") {
+    if (s.training.precision == Precision::Bf16) {
       if (device != ComputeDevice::Cpu)
         throw s.error_at("training.precision", "bf16 is built for the CPU (autocast on CPU); use training.device: cpu");
       if (!cpu_has_bf16())

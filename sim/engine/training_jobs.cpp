@@ -132,7 +132,7 @@ JobInput TrainingJobs::build(const Model& model, const JobSamples& samples, int 
       t.optimizer, lr_at_round(t.lr_schedule, t.lr, t.lr_min, round, world_.scenario.stop.rounds), t.momentum,
       t.weight_decay};
   return JobInput{&model,        &world_.data.train, &samples.train, &samples.validation, t.batch_size,
-                  t.local_steps, optimizer,          seed,           world_.device,       precision_of(t.precision)};
+                  t.local_steps, optimizer,          seed,           world_.device,       t.precision};
 }
 
 TrainingQueue::Ticket TrainingJobs::submit(LocalWork& work, const JobInput& job,
@@ -166,7 +166,7 @@ void TrainingJobs::run_on_server(Node& server, ServerWork& work) {
   std::future<void> job;
   if (!world_.scenario.training.timing_only)
     job = world_.executor->submit([&] {
-      in_precision(precision_of(world_.scenario.training.precision), [&] { work.run(world_.data.train, world_.device); });
+      in_precision(world_.scenario.training.precision, [&] { work.run(world_.data.train, world_.device); });
     });
   charge_.server(server, work.flops());
   if (job.valid()) await_job(job, world_.perf.wait_training_s);

@@ -11,22 +11,18 @@
 
 #include "data/dataset.hpp"
 #include "models/model_spec.hpp"
+#include "sim/core/modes.hpp"
 
 namespace fedgrid {
 
 struct OptimizerConfig {
-  std::string name = "sgd";  // sgd | adam
+  Optimizer kind = Optimizer::Sgd;
   double lr = 0.01, momentum = 0.9, weight_decay = 0;
 };
 
 // Where LibTorch computes: training.device resolved once per run (resolve_device).
 enum class ComputeDevice { Cpu, Cuda };
 
-// training.precision: fp32, or bf16 autocast (convolutions and matrix products in bfloat16,
-// weights, optimiser and losses in fp32).
-enum class Precision { Fp32, Bf16 };
-Precision precision_of(const std::string& setting);
-const char* precision_name(Precision p);
 // Whether this CPU computes bfloat16 natively (AVX-512 BF16); without it LibTorch emulates
 // bf16 slower than fp32, so training.precision: bf16 is refused.
 bool cpu_has_bf16();
@@ -85,9 +81,9 @@ EvalPart run_evaluation_part(const models::ModelSpec& spec, const std::vector<fl
 // added batch after batch from zero, as one pass adds them.
 EvalOutcome combine_evaluation(const std::vector<EvalPart>& parts, int classes);
 
-// training.device -> a device: "auto" is cuda when this LibTorch build sees a GPU, else cpu.
-// Throws std::runtime_error for "cuda" when there is none.
-ComputeDevice resolve_device(const std::string& setting);
+// training.device -> a device: auto is cuda when this LibTorch build sees a GPU, else cpu.
+// Throws std::runtime_error for cuda when there is none.
+ComputeDevice resolve_device(DeviceChoice choice);
 bool cuda_available();
 
 // training.deterministic, once per run before any job. On CUDA, true: deterministic algorithms

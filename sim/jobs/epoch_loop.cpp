@@ -42,7 +42,7 @@ torch::Tensor index_tensor(const int64_t* data, int64_t len, ComputeDevice devic
 }
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& c) {
-  if (c.name == "adam")
+  if (c.kind == Optimizer::Adam)
     return std::make_unique<torch::optim::Adam>(std::move(params),
                                                 torch::optim::AdamOptions(c.lr).weight_decay(c.weight_decay));
   return std::make_unique<torch::optim::SGD>(

@@ -20,7 +20,7 @@ torch::Tensor per_member(const torch::Tensor& values, const torch::Tensor& like)
 }  // namespace
 
 FusedOptimizer::FusedOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig& config)
-    : params_(std::move(params)), config_(config), adam_(config.name == "adam") {
+    : params_(std::move(params)), config_(config), adam_(config.kind == Optimizer::Adam) {
   for (const auto& p : params_) {
     // Zero state is torch's first step exactly: buf = 0 * momentum + d is d, as torch's clone.
     first_.push_back(torch::zeros_like(p));

@@ -70,10 +70,10 @@ std::string fuse_key(const JobInput& job, const FusibleTerms& terms) {
   // Doubles in hex: equal keys mean bit-equal settings.
   return models::spec_label(s) + "|" + std::to_string(s.channels) + "x" + std::to_string(s.height) + "x" +
          std::to_string(s.width) + "/" + std::to_string(s.num_classes) + "|" + hex(s.width_multiplier) + "|" +
-         std::to_string(reinterpret_cast<uintptr_t>(job.dataset)) + "|" + o.name + "," + hex(o.lr) + "," +
+         std::to_string(reinterpret_cast<uintptr_t>(job.dataset)) + "|" + std::string(mode_name(o.kind)) + "," + hex(o.lr) + "," +
          hex(o.momentum) + "," + hex(o.weight_decay) + "|b" + std::to_string(job.batch_size) + "|s" +
          std::to_string(job.local_steps) + "|e" + std::to_string(terms.epochs) + "|mu" + hex(terms.proximal_mu) +
-         "|" + (job.device == ComputeDevice::Cuda ? "cuda" : "cpu") + "|" + precision_name(job.precision);
+         "|" + (job.device == ComputeDevice::Cuda ? "cuda" : "cpu") + "|" + std::string(mode_name(job.precision));
 }
 
 std::vector<TrainOutcome> train_fused(const std::vector<FusedJob>& jobs) {

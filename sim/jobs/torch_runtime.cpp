@@ -18,10 +18,10 @@ std::vector<float> initial_weights(const models::ModelSpec& spec, uint64_t seed)
 
 bool cuda_available() { return torch::cuda::is_available(); }
 
-ComputeDevice resolve_device(const std::string& setting) {
-  if (setting == "cpu") return ComputeDevice::Cpu;
+ComputeDevice resolve_device(DeviceChoice choice) {
+  if (choice == DeviceChoice::Cpu) return ComputeDevice::Cpu;
   if (cuda_available()) return ComputeDevice::Cuda;
-  if (setting == "cuda")
+  if (choice == DeviceChoice::Cuda)
     throw std::runtime_error("no CUDA device visible to this LibTorch build (Debian's LibTorch is CPU-only; "
                              "build against a CUDA LibTorch: docs/guide/gpu.md)");
   return ComputeDevice::Cpu;
@@ -39,9 +39,6 @@ void configure_determinism(ComputeDevice device, bool deterministic) {
   context.setBenchmarkCuDNN(!deterministic);
 }
 
-Precision precision_of(const std::string& setting) { return setting == "bf16" ? Precision::Bf16 : Precision::Fp32; }
-
-const char* precision_name(Precision p) { return p == Precision::Bf16 ? "bf16" : "fp32"; }
 
 bool cpu_has_bf16() {
   __builtin_cpu_init();

@@ -15,10 +15,13 @@ int fuse_auto_limit(ComputeDevice device) {
   return device == ComputeDevice::Cuda ? 1024 : 0;
 }
 
-int fuse_limit_of(const std::string& setting, ComputeDevice device) {
-  if (setting == "off") return 0;
-  if (setting == "auto") return fuse_auto_limit(device);
-  return std::stoi(setting);  // the key's checker has refused anything else
+int fuse_limit_of(Fuse setting, ComputeDevice device) {
+  switch (setting.mode) {
+    case FuseMode::Off: return 0;
+    case FuseMode::Auto: return fuse_auto_limit(device);
+    case FuseMode::Count: break;
+  }
+  return setting.count;
 }
 
 struct TrainingQueue::Held {

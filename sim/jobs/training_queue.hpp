@@ -21,9 +21,9 @@
 
 namespace fedgrid {
 
-// training.fuse -> the most jobs one fused job trains (0: none fuse): "off" 0, "auto" the
-// device's choice (fuse_auto_limit), a number that many.
-int fuse_limit_of(const std::string& setting, ComputeDevice device);
+// training.fuse -> the most jobs one fused job trains (0: none fuse): off 0, auto the device's
+// choice (fuse_auto_limit), a count that many.
+int fuse_limit_of(Fuse setting, ComputeDevice device);
 // What "auto" picks: on a GPU many (launch-bound small models gain the most); on a CPU none,
 // where bench/fused_cpu.sh finds that fusion does not pay.
 int fuse_auto_limit(ComputeDevice device);

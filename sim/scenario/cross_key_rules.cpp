@@ -23,13 +23,6 @@ std::string unknown_dataset(const std::string& ds) {
   return "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir> | npz:<file>)";
 }
 
-// training.fuse: off, auto or a count (1..999999) with no leading zero.
-bool fuse_text_fits(const std::string& fuse) {
-  const bool count = !fuse.empty() && fuse.size() <= 6 && fuse[0] != '0' &&
-                     std::all_of(fuse.begin(), fuse.end(), [](char c) { return c >= '0' && c <= '9'; });
-  return fuse == "off" || fuse == "auto" || count;
-}
-
 const std::string kTimingOnly = "needs training.mode: timing-only (a real run trains on real data)";
 
 // Hospitals come from platform.hospitals, a roster or an XML platform; a tier ratio that fits
@@ -45,10 +38,10 @@ std::vector<CrossKeyRule> data_rules() {
          return "must not exceed training.lr (" + std::to_string(s.training.lr) +
                 "): the cosine schedule decays from lr to lr_min";
        }},
-      {{"training.fuse"}, [](S s) { return !fuse_text_fits(s.training.fuse); },
+      {{"training.fuse"}, [](S s) { return !fuse_named(s.training.fuse_text); },
        [](S s) {
-         return "expected off, auto or a positive number of hospitals per fused job (e.g. 16), got '" + s.training.fuse +
-                "'";
+         return "expected off, auto or a positive number of hospitals per fused job (e.g. 16), got '" +
+                s.training.fuse_text + "'";
        }},
       // The folds decide the train and test shares; a share given too would be silently ignored.
       {{"data.split.train", "data.split.folds"},
@@ -169,20 +162,20 @@ const std::vector<FigureDrawRule>& figure_draw_rules() {
   using S = const Scenario&;
   auto fixed = [](std::string text) { return [text](F) { return text; }; };
   static const std::vector<FigureDrawRule> rules = {
-      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist == "lognormal" && (!d.median || !d.sigma); },
+      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist == FigureDist::Lognormal && (!d.median || !d.sigma); },
        fixed("lognormal needs median and sigma")},
-      {{"dist", "min", "max"}, [](D d, F, S) { return d.dist == "uniform" && (!d.min || !d.max); },
+      {{"dist", "min", "max"}, [](D d, F, S) { return d.dist == FigureDist::Uniform && (!d.min || !d.max); },
        fixed("uniform needs min and max")},
-      {{"dist", "file"}, [](D d, F, S) { return d.dist == "empirical" && d.file.empty(); },
+      {{"dist", "file"}, [](D d, F, S) { return d.dist == FigureDist::Empirical && d.file.empty(); },
        fixed("empirical needs file (a CSV of observed values)")},
-      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist != "lognormal" && (d.median || d.sigma); },
+      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist != FigureDist::Lognormal && (d.median || d.sigma); },
        fixed("median and sigma are lognormal's")},
       {{"dist", "file", "column"},
-       [](D d, F figure, S) { return d.dist != "empirical" && (!d.file.empty() || d.column != figure); },
+       [](D d, F figure, S) { return d.dist != FigureDist::Empirical && (!d.file.empty() || d.column != figure); },
        fixed("file and column are empirical's")},
       {{"min", "max"}, [](D d, F, S) { return d.min && d.max && *d.min > *d.max; }, fixed("min is above max")},
       {{"dist", "min"},
-       [](D d, F figure, S) { return d.dist == "uniform" && d.min && *d.min == 0 && figure != "latency_s"; },
+       [](D d, F figure, S) { return d.dist == FigureDist::Uniform && d.min && *d.min == 0 && figure != "latency_s"; },
        [](F figure) { return "min must be positive: " + figure + " 0 is no machine"; }},
       {{"dist", "training.mode"}, [](D, F figure, S s) { return figure == "samples" && !s.training.timing_only; },
        fixed(kTimingOnly)},

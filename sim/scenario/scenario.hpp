@@ -22,7 +22,7 @@ struct ModelChoice {
 // distribution (sim/engine/population.hpp): lognormal {median, sigma}, uniform {min, max}, or
 // empirical {file, column} (values resampled); min/max also bound lognormal and empirical draws.
 struct FigureDraw {
-  std::string dist;
+  FigureDist dist = FigureDist::Lognormal;
   std::optional<double> median, sigma, min, max;
   std::string file, column;
 };
@@ -81,7 +81,7 @@ struct Scenario {
 
   struct Data {
     std::string dataset;
-    std::string partition_scheme;
+    data::PartitionScheme partition_scheme = data::PartitionScheme::Iid;
     double beta = 0.5;
     int classes_per_hospital = 2;
     int64_t min_samples = 10;
@@ -111,16 +111,17 @@ struct Scenario {
   struct Training {
     bool timing_only = false;  // training.mode: timing-only
     std::string surrogate;     // resolved path or empty
-    std::string optimizer;
+    Optimizer optimizer = Optimizer::Sgd;
     double lr = 0.01, momentum = 0.9, weight_decay = 0;
     LrSchedule lr_schedule = LrSchedule::Constant;  // per round over stop.rounds
     double lr_min = 0;                     // cosine: the last round's rate
     int batch_size = 32, local_epochs = 1;
     int64_t local_steps = 0;  // > 0: a local job is this many mini-batches instead of local_epochs
-    std::string device;
-    std::string precision = "fp32";  // fp32 | bf16 (autocast on CPUs with AVX-512 BF16)
-    bool deterministic = true;       // on CUDA: deterministic kernels only, no cuDNN benchmark mode
-    std::string fuse = "off";        // off | auto | K: same-shape jobs of a round trained as one batched model
+    DeviceChoice device = DeviceChoice::Auto;
+    Precision precision = Precision::Fp32;  // bf16: autocast on CPUs with AVX-512 BF16
+    bool deterministic = true;              // on CUDA: deterministic kernels only, no cuDNN benchmark mode
+    Fuse fuse;                              // same-shape jobs of a round trained as one batched model
+    std::string fuse_text = "off";          // training.fuse as written: the rule that refuses it quotes it
     int workers = 0, threads_per_worker = 1;
   } training;
 

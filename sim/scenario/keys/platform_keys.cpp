@@ -15,11 +15,11 @@ void vary_keys(KeySet<HospitalGroup>& k) {
     k.group(at, "Distribution of " + figure + " over this group's hospitals");
     k.custom(at + ".dist", KeyType::String, none,
              "lognormal (median, sigma), uniform (min, max) or empirical (file, column: values resampled)",
-             {.allowed = {"lognormal", "uniform", "empirical"}, .required = true},
+             {.allowed = mode_names<FigureDist>(), .required = true},
              [at, figure](G& g, const KeyValues& from) {
                if (!from.given(at + ".dist")) return;  // every reader runs; this figure is not drawn
                FigureDraw d;
-               d.dist = *from.value<std::string>(at + ".dist");
+               d.dist = *mode_named<FigureDist>(*from.value<std::string>(at + ".dist"));
                d.median = from.value<double>(at + ".median");
                d.sigma = from.value<double>(at + ".sigma");
                d.min = from.value<double>(at + ".min");

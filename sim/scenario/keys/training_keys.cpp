@@ -16,9 +16,8 @@ void optimisation_keys(Keys& k) {
                 s.training.timing_only = from.value<std::string>("training.mode") == "timing-only";
               })
       .bind<std::string>("training.surrogate", [](S& s) -> auto& { return s.training.surrogate; }, none,
-                         "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round")
-      .bind<std::string>("training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd", "sgd | adam",
-                         {.allowed = {"sgd", "adam"}})
+                         "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round");
+  bind_mode<Optimizer>(k, "training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd", "sgd | adam")
       .bind<double>("training.lr", [](S& s) -> auto& { return s.training.lr; }, "0.01", "Learning rate",
                     {.min = 0, .min_exclusive = true});
   bind_mode<LrSchedule>(k, "training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
@@ -42,17 +41,24 @@ void optimisation_keys(Keys& k) {
 // training.device, precision, deterministic, fuse, workers, threads_per_worker.
 void arithmetic_keys(Keys& k) {
   using S = Scenario;
-  // training.device and training.fuse stay text: "auto" is resolved against the machine at
-  // set-up (sim/jobs/compute.hpp's resolve_device, training_queue.hpp's fuse_limit_of).
-  k.bind<std::string>("training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
-                      "auto | cpu | cuda (auto: cuda when present)", {.allowed = {"auto", "cpu", "cuda"}});
-  k.bind<std::string>("training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
-                      "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time",
-                      {.allowed = {"fp32", "bf16"}})
+  // training.device's and training.fuse's "auto" is resolved against the machine at set-up
+  // (sim/jobs/compute.hpp's resolve_device, training_queue.hpp's fuse_limit_of).
+  bind_mode<DeviceChoice>(k, "training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
+                          "auto | cpu | cuda (auto: cuda when present)");
+  bind_mode<Precision>(k, "training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
+                       "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time")
       .bind<bool>("training.deterministic", [](S& s) -> auto& { return s.training.deterministic; }, "true",
                   "On CUDA: deterministic kernels only, cuDNN without benchmark mode and cuBLAS's fixed workspace, so two runs on one GPU give the same bytes; false trades that for speed (the CPU is deterministic either way)")
-      .bind<std::string>("training.fuse", [](S& s) -> auto& { return s.training.fuse; }, "off",
-                         "Train a round's same-shape hospital jobs as one batched model: off, auto (on a GPU), or K (at most K hospitals per fused job); changes how fedgrid computes, never what the federation costs")
+      .custom("training.fuse", KeyType::String, "off",
+              "Train a round's same-shape hospital jobs as one batched model: off, auto (on a GPU), or K (at most K hospitals per fused job); changes how fedgrid computes, never what the federation costs",
+              {},
+              [](S& s, const KeyValues& from) {
+                // Text that names no setting is kept for the rule that refuses it (cross_key_rules.cpp).
+                if (auto v = from.value<std::string>("training.fuse")) {
+                  s.training.fuse_text = *v;
+                  if (auto fuse = fuse_named(*v)) s.training.fuse = *fuse;
+                }
+              })
       .bind<int>("training.workers", [](S& s) -> auto& { return s.training.workers; }, "0",
                  "Compute executor worker threads (0: one per core); how fast, never what: outputs are the same for any count", {.min = 0})
       .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "1",

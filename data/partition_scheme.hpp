@@ -1,0 +1,12 @@
+#pragma once
+// How the training pool is dealt to hospitals (data.partition.scheme; data/partition.hpp). Its
+// own header so that the scenario's modes (sim/core/modes.hpp, where the names are declared)
+// take the enum without the partitioner.
+
+namespace fedgrid::data {
+
+// iid: a shuffled equal deal; dirichlet: label skew of concentration beta; shards: k classes per
+// hospital; balanced: an equal count of every class per hospital.
+enum class PartitionScheme { Iid, Dirichlet, Shards, Balanced };
+
+}  // namespace fedgrid::data
