@@ -55,6 +55,12 @@ std::string cell(const nlohmann::json& summary, const Row& row) {
 
 }  // namespace
 
+std::vector<std::string> compared_keys() {
+  std::vector<std::string> out;
+  for (const Row& row : kRows) out.push_back(row.key);
+  return out;
+}
+
 std::string compare_runs(const std::vector<std::string>& run_dirs) {
   std::vector<nlohmann::json> summaries;
   for (const auto& dir : run_dirs) {

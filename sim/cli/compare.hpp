@@ -9,4 +9,8 @@ namespace fedgrid {
 // or unreadable.
 std::string compare_runs(const std::vector<std::string>& run_dirs);
 
+// The summary.json keys its rows show, in their order: run facts and metrics' summary entries
+// (tests check each is one summary.json writes).
+std::vector<std::string> compared_keys();
+
 }  // namespace fedgrid

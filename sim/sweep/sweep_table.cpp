@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -28,13 +29,21 @@ std::string value_text(const nlohmann::json& v) {
   return v.dump();
 }
 
+constexpr const char* kTierFigure = "final_tier_accuracy";
+
 // final_tier_accuracy of a summary ({} for a failed cell's empty summary).
 nlohmann::json tier_accuracy(const nlohmann::json& summary) {
-  if (!summary.is_object() || !summary.contains("final_tier_accuracy")) return nlohmann::json::object();
-  return summary["final_tier_accuracy"];
+  if (!summary.is_object() || !summary.contains(kTierFigure)) return nlohmann::json::object();
+  return summary[kTierFigure];
 }
 
 }  // namespace
+
+std::vector<std::string> sweep_figures() {
+  std::vector<std::string> out(std::begin(kFigures), std::end(kFigures));
+  out.push_back(kTierFigure);
+  return out;
+}
 
 std::string sweep_csv(const SweepPlan& plan, const std::vector<CellOutcome>& outcomes) {
   const auto cells = plan.cells();
