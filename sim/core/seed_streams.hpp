@@ -47,6 +47,7 @@ enum : uint64_t {
   kCrash = core_stream(21),        // (hospital + 1, crash number): gaps between crashes, faults.crash_rate_per_hour
   kPopulation = core_stream(22),   // (group, figure): platform.hospitals[].vary draws
   kSiteShift = core_stream(23),    // (hospital): data.site_shift, that hospital's transformation and noise
+  kAugment = core_stream(25),      // (job seed; epoch, sample): data.augment, one sample's transform in one epoch
 };
 
 }  // namespace fedgrid::seed_streams

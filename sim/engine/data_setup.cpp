@@ -100,6 +100,22 @@ void deal(World& world, const Group& g, data::Indices& server_pool) {
   }
 }
 
+// data.augment transforms images (C x H x W); inputs with a side of one pixel (a vector of
+// features) have no geometry to flip, rotate, shift or zoom. Named at the first augment key set.
+void check_augmentable(const Scenario& s, const data::ImageShape& shape) {
+  if (!s.data.augment.on() || (shape.height > 1 && shape.width > 1)) return;
+  std::string key = "data.augment.flip";
+  for (const char* k : {"data.augment.flip", "data.augment.rotate_deg", "data.augment.translate",
+                        "data.augment.scale_min", "data.augment.scale_max"})
+    if (s.key_lines.count(k)) {
+      key = k;
+      break;
+    }
+  throw s.error_at(key, "augments images; the data's inputs are " + std::to_string(shape.channels) + " x " +
+                            std::to_string(shape.height) + " x " + std::to_string(shape.width) +
+                            ", not images (C x H x W with H, W > 1)");
+}
+
 }  // namespace
 
 void check_data_sources(const Scenario& s) {
@@ -160,6 +176,8 @@ void set_up_data(World& world, int hospitals) {
       data::resize_images(*d, *s.data.resize);
     }
   }
+
+  check_augmentable(s, world.data.train.shape);
 
   world.splits.assign(size_t(hospitals), {});
   if (!world.sample_counts.empty()) return;  // timing-only: every hospital holds a count, no samples

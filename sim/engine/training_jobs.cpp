@@ -132,7 +132,8 @@ JobInput TrainingJobs::build(const Model& model, const JobSamples& samples, int 
       t.optimizer, lr_at_round(t.lr_schedule, t.lr, t.lr_min, round, world_.scenario.stop.rounds), t.momentum,
       t.weight_decay};
   return JobInput{&model,        &world_.data.train, &samples.train, &samples.validation, t.batch_size,
-                  t.local_steps, optimizer,          seed,           world_.device,       t.precision};
+                  t.local_steps, optimizer,          seed,           world_.device,       t.precision,
+                  world_.scenario.data.augment};
 }
 
 TrainingQueue::Ticket TrainingJobs::submit(LocalWork& work, const JobInput& job,

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "data/rng.hpp"
+#include "sim/jobs/augmentation.hpp"
 #include "sim/jobs/metrics.hpp"
 
 namespace fedgrid::jobs {
@@ -64,7 +65,10 @@ TrainOutcome run_epochs(const JobInput& job, const DatasetTensors& data, const d
       if (len == 1 && start > 0 && plan.drop_single) break;
       if (plan.steps > 0 && out.steps >= plan.steps) break;
       torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
-      const double batch_loss = step(data.images.index_select(0, idx), data.labels.index_select(0, idx), last);
+      torch::Tensor x = data.images.index_select(0, idx);
+      if (job.augment.on())
+        x = augment_batch(x, job.augment, job.seed, uint64_t(plan.first_epoch + pass), order.data() + start);
+      const double batch_loss = step(x, data.labels.index_select(0, idx), last);
       out.batch_losses.push_back(batch_loss);
       loss_sum += batch_loss * double(len);
       loss_samples += len;

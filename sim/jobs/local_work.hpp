@@ -14,6 +14,7 @@
 
 #include "data/dataset.hpp"
 #include "models/model_spec.hpp"
+#include "sim/core/augment_settings.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/compute.hpp"
 
@@ -31,6 +32,7 @@ struct JobInput {
   uint64_t seed = 0;  // the job's own stream: (scenario seed, hospital, round)
   ComputeDevice device = ComputeDevice::Cpu;
   Precision precision = Precision::Fp32;
+  AugmentSettings augment;  // data.augment, applied by the epoch loop to every training batch
 };
 
 // What the cost side knows before (or, for charged_after_run works, after) the job runs.

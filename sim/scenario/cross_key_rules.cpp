@@ -106,6 +106,17 @@ std::vector<CrossKeyRule> platform_rules() {
        [](S s) { return unknown_dataset(s.data.dataset); }},
       {{"data.label_map", "data.tasks"}, [](S s) { return !s.data.label_map.empty() && !s.data.tasks.empty(); },
        says("relabels data.dataset; with data.tasks each task's classes key selects its labels")},
+      {{"data.augment.scale_min", "data.augment.scale_max"},
+       [](S s) { return s.data.augment.scale_min > s.data.augment.scale_max; },
+       [](S s) {
+         return "must not exceed data.augment.scale_max (" + std::to_string(s.data.augment.scale_max) +
+                "): the zoom is drawn from [scale_min, scale_max]";
+       }},
+      // A fused job trains many hospitals' batches as one batched model (sim/jobs/fused_training.hpp),
+      // which draws no augmentation: refused rather than silently unaugmented.
+      {{"training.fuse", "data.augment"},
+       [](S s) { return s.data.augment.on() && s.training.fuse.mode != FuseMode::Off; },
+       says("fused training does not augment its batches: set training.fuse: off to use data.augment")},
   };
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/augment_settings.hpp"
 #include "sim/core/modes.hpp"
 #include "sim/scenario/key_values.hpp"
 
@@ -99,6 +100,7 @@ struct Scenario {
       double strength = 0;  // 0: off
       bool intensity = true, gamma = true, blur = true, noise = true, geometry = true, colour = true;
     } site_shift;
+    AugmentSettings augment;  // data.augment: random flips, rotations, shifts, zooms of training batches
   } data;
 
   // The model: section (fedgrid::Model is a model's state as the federation moves it).

@@ -99,6 +99,33 @@ void site_shift_keys(Keys& k) {
                  "true", e.description);
 }
 
+// data.augment.*: random augmentation of training batches (sim/jobs/augmentation.hpp). A map
+// of one key per augmentation rather than a list of names: each strength is a number of its own
+// with its own range, default and line in error messages, and writing a strength turns it on.
+void augment_keys(Keys& k) {
+  using S = Scenario;
+  k.group("data.augment",
+          "Random augmentation of every training batch, as FedSKD's experiments augment every method's data "
+          "(flip, rotation, translation, scaling), e.g. data.augment: {flip: true, rotate_deg: 15, translate: 0.1, "
+          "scale_min: 0.9, scale_max: 1.1}. One affine transform per sample and epoch (bilinear, zero outside the "
+          "image), drawn from the seed, the hospital, the round, the epoch and the sample, so runs stay byte-identical "
+          "for any workers or threads; validation and test samples are never augmented. Images only (refused for "
+          "inputs with a side of 1); not with training.fuse; costs no simulated FLOPs; off when every key is at "
+          "its default")
+      .bind<bool>("data.augment.flip", [](S& s) -> auto& { return s.data.augment.flip; }, "false",
+                  "Flip each image left-right with probability 1/2")
+      .bind<double>("data.augment.rotate_deg", [](S& s) -> auto& { return s.data.augment.rotate_deg; }, "0",
+                    "Rotate about the centre by an angle uniform in [-rotate_deg, rotate_deg] degrees",
+                    {.min = 0, .max = 180})
+      .bind<double>("data.augment.translate", [](S& s) -> auto& { return s.data.augment.translate; }, "0",
+                    "Shift along each axis by a share of that side uniform in [-translate, translate]",
+                    {.min = 0, .max = 1})
+      .bind<double>("data.augment.scale_min", [](S& s) -> auto& { return s.data.augment.scale_min; }, "1",
+                    "Zoom by a factor uniform in [scale_min, scale_max] (> 1 enlarges)", {.min = 0, .min_exclusive = true})
+      .bind<double>("data.augment.scale_max", [](S& s) -> auto& { return s.data.augment.scale_max; }, "1",
+                    "The zoom's upper end (at least scale_min)", {.min = 0, .min_exclusive = true});
+}
+
 // data.samples_per_hospital (timing-only) and data.synthetic.*.
 void synthetic_keys(Keys& k) {
   using S = Scenario;
@@ -128,6 +155,7 @@ void data_keys(Keys& k) {
   pool_keys(k);
   task_keys(k);
   site_shift_keys(k);
+  augment_keys(k);
   synthetic_keys(k);
 }
 
