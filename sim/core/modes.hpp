@@ -74,6 +74,14 @@ inline constexpr ModeName<FigureDist> kFigureDists[] = {
     {FigureDist::Lognormal, "lognormal"}, {FigureDist::Uniform, "uniform"}, {FigureDist::Empirical, "empirical"}};
 constexpr std::span<const ModeName<FigureDist>> modes_of(FigureDist) { return kFigureDists; }
 
+// stop.monitor: the validation figure early stopping (stop.patience) watches, computed on the
+// hospitals' validation splits (sim/engine/evaluation.hpp): its loss (lower is better) or its
+// accuracy (higher is better).
+enum class StopMonitor { ValLoss, ValAccuracy };
+inline constexpr ModeName<StopMonitor> kStopMonitors[] = {{StopMonitor::ValLoss, "val_loss"},
+                                                          {StopMonitor::ValAccuracy, "val_accuracy"}};
+constexpr std::span<const ModeName<StopMonitor>> modes_of(StopMonitor) { return kStopMonitors; }
+
 // The name of `mode`, as a scenario writes it.
 template <class Mode>
 constexpr std::string_view mode_name(Mode mode) {

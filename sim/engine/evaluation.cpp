@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "sim/core/input_error.hpp"
 #include "sim/engine/world.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/metrics.hpp"
@@ -22,7 +23,15 @@ std::optional<double> surrogate_accuracy(const World& world, int round) {
 }  // namespace
 
 Evaluator::Evaluator(World& world, std::vector<EvaluatedHospital> hospitals, std::vector<std::string> tiers)
-    : world_(world), hospitals_(std::move(hospitals)), tiers_(std::move(tiers)) {}
+    : world_(world), hospitals_(std::move(hospitals)), tiers_(std::move(tiers)) {
+  const auto& sc = world_.scenario;
+  validates_ = sc.stop.patience > 0 && !sc.training.timing_only;
+  if (!validates_) return;
+  for (const auto& h : hospitals_) pooled_validation_.insert(pooled_validation_.end(), h.split->val.begin(), h.split->val.end());
+  if (pooled_validation_.empty())
+    throw sc.error_at("stop.patience", "no hospital has a validation sample to watch: raise data.split.val or the "
+                                       "hospitals' data");
+}
 
 bool Evaluator::scores_round(int round, double now) const {
   const auto& sc = world_.scenario;
@@ -54,6 +63,7 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
     ParallelEvaluation ev(*world_.executor, world_.device);
     auto on_test_set = [&](const Model& m) { return ev.add(m.spec, m.weights, world_.data.test, nullptr); };
     const size_t global_eval = on_test_set(global);
+    const size_t validation = validates_ ? ev.add(global.spec, global.weights, world_.data.train, &pooled_validation_) : 0;
     // A tier holding the global model itself (HeteroFL's full-width tier) is scored once.
     auto is_global = [&](const Model& m) { return m.spec == global.spec && m.weights == global.weights; };
     std::map<std::string, size_t> tier_evals;
@@ -81,6 +91,10 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
     EvalOutcome g = ev.get(global_eval);
     sc.accuracy = g.accuracy, sc.loss = g.loss, sc.auc = g.auc;
     sc.confusion = std::move(g.confusion);
+    if (validates_) {
+      const EvalOutcome v = ev.get(validation);
+      sc.val_accuracy = v.accuracy, sc.val_loss = v.loss;
+    }
     for (const auto& t : tiers_)
       sc.tier_model_accuracy[t] = tier_evals.count(t) ? ev.get(tier_evals.at(t)).accuracy : g.accuracy;
     for (size_t i = 0; i < n; ++i) {
@@ -124,6 +138,11 @@ Scores Evaluator::local(int round, double now, const std::vector<Model>& local_m
         if (cross || i == j)
           jobs[i].push_back(
               ev.add(local_models[i].spec, local_models[i].weights, world_.data.train, &hospitals_[j].split->test));
+    // Early stopping: each model on its own validation split (none queued for an empty one).
+    std::vector<std::optional<size_t>> validation(n);
+    for (size_t i = 0; i < n && validates_; ++i)
+      if (!hospitals_[i].split->val.empty())
+        validation[i] = ev.add(local_models[i].spec, local_models[i].weights, world_.data.train, &hospitals_[i].split->val);
     std::vector<std::optional<double>> losses(n);
     for (size_t i = 0; i < n; ++i) {
       std::vector<std::optional<double>> acc_on, auc_on;
@@ -140,6 +159,15 @@ Scores Evaluator::local(int round, double now, const std::vector<Model>& local_m
       if (cross) sc.global_accuracy_of[i] = mean_present(acc_on), sc.global_auc_of[i] = mean_present(auc_on);
     }
     sc.accuracy = mean_present(sc.accuracy_of), sc.loss = mean_present(losses), sc.auc = mean_present(sc.auc_of);
+    if (validates_) {
+      std::vector<std::optional<double>> val_accuracy(n), val_loss(n);
+      for (size_t i = 0; i < n; ++i)
+        if (validation[i]) {
+          const EvalOutcome v = ev.get(*validation[i]);
+          val_accuracy[i] = v.accuracy, val_loss[i] = v.loss;
+        }
+      sc.val_accuracy = mean_present(val_accuracy), sc.val_loss = mean_present(val_loss);
+    }
     release_cached_blocks();
     world_.perf.evaluation_s += seconds_since(t0);
   }

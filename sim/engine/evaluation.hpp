@@ -2,7 +2,10 @@
 // A round's evaluation: the global model (and any tier's own model) on the global test set,
 // and every hospital's model on its own test split ("local test") and, where models are
 // local, on every hospital's split weighted equally ("global test", FedSKD's Sec. III-B).
-// Evaluation jobs run on the executor; in timing-only runs the surrogate curve gives accuracy.
+// With stop.patience, the same models are scored on the hospitals' validation splits too (the
+// global model on all of them pooled, local models each on its own), the figure early stopping
+// watches. Evaluation jobs run on the executor, charged nothing in simulated time; in timing-only
+// runs the surrogate curve gives accuracy.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,12 +26,14 @@ struct Scores {
   std::vector<std::vector<int64_t>> confusion_of;  // by hospital: its model on its own test split
   std::vector<std::optional<double>> accuracy_of, auc_of, global_accuracy_of, global_auc_of;  // by hospital
   std::map<std::string, std::optional<double>> tier_model_accuracy;
+  // Early stopping (stop.patience): the scored model on the hospitals' validation splits.
+  std::optional<double> val_accuracy, val_loss;
 };
 
 // A hospital as evaluation sees it: its tier and its test split.
 struct EvaluatedHospital {
   std::string tier;
-  const data::HospitalSplit* split = nullptr;
+  const data::HospitalSplit* split = nullptr;  // its test split, and its validation split
 };
 
 class Evaluator {
@@ -48,6 +53,8 @@ class Evaluator {
   World& world_;
   std::vector<EvaluatedHospital> hospitals_;
   std::vector<std::string> tiers_;
+  bool validates_ = false;           // stop.patience: score the validation splits too
+  data::Indices pooled_validation_;  // every hospital's validation split, in hospital order
 };
 
 }  // namespace fedgrid

@@ -92,6 +92,7 @@ void Federation::start_observers(std::vector<Observer*>& observers) {
   RunInfo info;
   info.scenario = world_.scenario.name, info.algorithm = world_.scenario.algorithm.name;
   info.seed = world_.scenario.seed, info.tiers = tiers_, info.site_metrics = world_.scenario.output.site_metrics;
+  info.early_stopping = world_.scenario.stop.patience > 0;
   info.hosts.push_back(server_->name());
   for (const auto& h : hospitals_) info.hosts.push_back(h->name());
   info.round_columns = world_.round_columns, info.hospital_columns = world_.hospital_columns;

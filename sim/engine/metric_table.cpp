@@ -93,7 +93,7 @@ MetricDecl per_tier(std::string prefix, TierFigures (*of)(In), std::vector<Summa
 
 constexpr Scope R = Scope::Round, H = Scope::Hospital, S = Scope::Summary;
 constexpr Reduce Final = Reduce::Final, Best = Reduce::Best, Sum = Reduce::Sum, Last = Reduce::Last;
-constexpr EnabledBy Site = EnabledBy::SiteMetrics, Faults = EnabledBy::Faults;
+constexpr EnabledBy Site = EnabledBy::SiteMetrics, Faults = EnabledBy::Faults, Patience = EnabledBy::Patience;
 
 // The table. Column order is the output contract (docs/guide/outputs.md); summary.json orders
 // its entries by Recorder's layout (recorder.cpp), a new entry following the listed ones.
@@ -160,6 +160,13 @@ std::vector<MetricDecl> declared() {
            {{"final_site.auc_mean", Final}}, "mean over sites of macro AUROC", Site),
       real_metric("site_auc_worst", R, [](In in, size_t) { return min_present(in.scores.auc_of); },
            {{"final_site.auc_worst", Final}}, "worst site's macro AUROC", Site),
+      // stop.patience: the figures early stopping watches (stop.monitor), in every scored round.
+      real_metric("val_loss", R, [](In in, size_t) { return in.scores.val_loss; }, {},
+           "loss on the hospitals' validation splits (pooled; local models: mean over hospitals of their own)",
+           Patience),
+      real_metric("val_accuracy", R, [](In in, size_t) { return in.scores.val_accuracy; }, {},
+           "accuracy on the hospitals' validation splits (pooled; local models: mean over hospitals of their own)",
+           Patience),
 
       // hospitals.csv
       integer_metric("round", H, [](In in, size_t) { return in.round; }, {}, "the round"),
@@ -225,6 +232,7 @@ bool enabled(const MetricDecl& m, const MetricSwitches& on) {
     case EnabledBy::Always: return true;
     case EnabledBy::SiteMetrics: return on.site_metrics;
     case EnabledBy::Faults: return on.faults;
+    case EnabledBy::Patience: return on.patience;
   }
   return false;
 }
@@ -246,6 +254,7 @@ const char* enabling_key(EnabledBy e) {
     case EnabledBy::Always: return "";
     case EnabledBy::SiteMetrics: return "output.site_metrics";
     case EnabledBy::Faults: return "faults.*";
+    case EnabledBy::Patience: return "stop.patience";
   }
   return "";
 }

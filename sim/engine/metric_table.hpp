@@ -30,9 +30,10 @@ enum class Scope { Round, Hospital, Summary };
 // rounds (0 before any); Last: its value in the last reported round.
 enum class Reduce { Final, Best, Sum, Last };
 
-// What enables a declared metric: always, output.site_metrics, or declared faults (faults.*).
-enum class EnabledBy { Always, SiteMetrics, Faults };
-const char* enabling_key(EnabledBy e);  // "output.site_metrics", "faults.*", "" for Always
+// What enables a declared metric: always, output.site_metrics, declared faults (faults.*), or
+// early stopping (stop.patience: the validation figures it watches).
+enum class EnabledBy { Always, SiteMetrics, Faults, Patience };
+const char* enabling_key(EnabledBy e);  // "output.site_metrics", "faults.*", "stop.patience", "" for Always
 
 // The words the table is listed in (`fedgrid list metrics`, docs/reference/metrics.md).
 const char* output_file(Scope s);       // rounds.csv, hospitals.csv, summary.json
@@ -77,6 +78,7 @@ const std::vector<MetricDecl>& metric_table();
 struct MetricSwitches {
   bool site_metrics = false;  // output.site_metrics
   bool faults = false;        // any faults.* key (Scenario::Faults::any)
+  bool patience = false;      // stop.patience > 0
 };
 
 // The metrics one run records: the declared ones its keys enable, in declaration order, then
@@ -108,7 +110,7 @@ class RunMetrics {
 };
 
 // Reduces `value` (metric's value this round) into `figure`; `scored`: the round has a global
-// accuracy (Reduce::Final).
+// accuracy and, under early stopping (stop.patience), is the round kept so far (Reduce::Final).
 void reduce_into(MetricValue& figure, const MetricValue& value, Reduce reduce, bool scored);
 
 }  // namespace fedgrid

@@ -57,6 +57,7 @@ struct RunInfo {
   std::vector<std::string> tiers;  // tiers present among hospitals, catalog order
   std::vector<std::string> hosts;  // server first, then hospitals by id
   bool site_metrics = false;       // output.site_metrics: rounds.csv carries the site_* columns
+  bool early_stopping = false;     // stop.patience: rounds.csv carries val_loss and val_accuracy
   // Columns an algorithm adds after the standard ones (AlgorithmInfo: UnifiedFL's clusters);
   // none for most, whose files keep exactly the standard columns.
   std::vector<std::string> round_columns, hospital_columns;
@@ -74,6 +75,7 @@ struct Arithmetic {
 
 struct RunSummary {
   std::string scenario, algorithm, stop_reason;
+  std::optional<int> kept_round;  // stop.patience: the round whose figures are final (the best watched)
   std::optional<Arithmetic> arithmetic;  // none in timing-only runs (no real training)
   uint64_t seed = 0;
   int rounds = 0;

@@ -109,7 +109,8 @@ void Recorder::on_start(const RunInfo& info) {
     first_trace_event_ = false;
     return;
   }
-  const RunMetrics metrics({info.site_metrics}, info.round_columns, info.hospital_columns);
+  const RunMetrics metrics({.site_metrics = info.site_metrics, .patience = info.early_stopping}, info.round_columns,
+                           info.hospital_columns);
   write_header(rounds_, metrics.columns(Scope::Round, info.tiers));
   write_header(hospitals_, metrics.columns(Scope::Hospital, info.tiers));
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;
@@ -157,7 +158,7 @@ void Recorder::on_round(const RoundReport& r) {
 const std::vector<std::string>& summary_layout() {
   static const std::vector<std::string> layout{
       "scenario",          "algorithm",           "seed",
-      "arithmetic",        "rounds",              "stop_reason",
+      "arithmetic",        "rounds",              "stop_reason",       "kept_round",
       "final_accuracy",    "best_accuracy",       "final_f1_macro",
       "final_sensitivity_macro", "final_specificity_macro", "sim_time_s",
       "target_accuracy",   "time_to_target_s",    "bytes_total",
@@ -172,7 +173,7 @@ const std::vector<std::string>& summary_layout() {
 
 const std::vector<std::string>& summary_run_facts() {
   static const std::vector<std::string> facts{"scenario",   "algorithm",       "seed",     "arithmetic",
-                                              "rounds",     "stop_reason",     "sim_time_s", "target_accuracy",
+                                              "rounds",     "stop_reason",     "kept_round", "sim_time_s", "target_accuracy",
                                               "time_to_target_s", "energy_j", "versions", "network"};
   return facts;
 }
@@ -194,6 +195,7 @@ void Recorder::on_finish(const RunSummary& s) {
                           : nlohmann::ordered_json(nullptr);
     if (key == "rounds") return s.rounds;
     if (key == "stop_reason") return s.stop_reason;
+    if (key == "kept_round") return s.kept_round ? std::optional<nlohmann::ordered_json>(*s.kept_round) : std::nullopt;
     if (key == "sim_time_s") return s.sim_time_s;
     if (key == "target_accuracy") return optional(s.target_accuracy);
     if (key == "time_to_target_s") return optional(s.time_to_target_s);

@@ -1,6 +1,7 @@
 #include "sim/engine/round_ledger.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "sim/engine/crash_points.hpp"
@@ -15,7 +16,7 @@ RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospit
       tiers_(std::move(tiers)),
       observers_(std::move(observers)),
       on_stop_(std::move(on_stop)),
-      switches_{scenario.output.site_metrics, scenario.faults.any()},
+      switches_{scenario.output.site_metrics, scenario.faults.any(), scenario.stop.patience > 0},
       metrics_(std::make_shared<const RunMetrics>(switches_)) {
   summary_.figures = metrics_->initial_figures();
   summary_.scenario = scenario.name;
@@ -77,6 +78,7 @@ bool RoundLedger::done(int round, double now) {
   auto& reason = summary_.stop_reason;
   if (!reason.empty()) return true;  // already decided (a round ran past the time budget)
   if (target_reached_) reason = "target_accuracy";
+  else if (patience_spent_) reason = "patience";
   else if (round > stop.rounds) reason = "rounds";
   else if (stop.sim_time_budget_s && now >= *stop.sim_time_budget_s) reason = "sim_time_budget";
   return !reason.empty();
@@ -136,12 +138,14 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
   s.sim_time_s = now;
   s.energy_j = energy_j;
   const bool scored = scores.accuracy.has_value();
+  // Under early stopping, final figures are the kept round's: only a kept round updates them.
+  const bool final_now = scenario_.stop.patience > 0 ? scored && keeps(round, scores) : scored;
   const auto& summarised = table.summarised();
   for (size_t k = 0; k < summarised.size(); ++k) {
     const auto& [metric, entry] = summarised[k];
     const int i = table.index(metric->scope, metric->name);
     const MetricValue value = metric->scope == Scope::Round ? r.values[size_t(i)] : metric->compute(in, 0);
-    reduce_into(s.figures[k].value, value, entry->reduce, scored);
+    reduce_into(s.figures[k].value, value, entry->reduce, final_now);
   }
   if (scored) {
     const auto& target = scenario_.stop.target_accuracy;
@@ -152,6 +156,26 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     }
   }
   crash_point("round-reported");
+}
+
+bool RoundLedger::keeps(int round, const Scores& scores) {
+  const auto& rule = scenario_.stop;
+  const bool loss = rule.monitor == StopMonitor::ValLoss;
+  const std::optional<double> value = loss ? scores.val_loss : scores.val_accuracy;
+  if (!value) return false;  // nothing to watch (no hospital's validation split was scored)
+  const bool better = !std::isnan(*value) &&
+                      (!best_watched_ || (loss ? *value < *best_watched_ - rule.min_delta
+                                               : *value > *best_watched_ + rule.min_delta));
+  if (better) {
+    best_watched_ = value;
+    summary_.kept_round = round;
+    return true;
+  }
+  if (summary_.kept_round && round - *summary_.kept_round >= rule.patience && !patience_spent_) {
+    patience_spent_ = true;
+    stop();
+  }
+  return false;
 }
 
 namespace {
@@ -206,11 +230,14 @@ void RoundLedger::save(StateWriter& out) const {
   }
   out.put("ledger.open_rounds", open);
   out.put("ledger.crashed", crashed_);
+  if (best_watched_) out.put("ledger.best_watched", *best_watched_);
 }
 
 void RoundLedger::restore(const StateReader& in) {
   load_summary(in, "ledger.summary", summary_);
   crashed_ = in.integers("ledger.crashed");
+  best_watched_.reset();
+  if (in.has("ledger.best_watched")) best_watched_ = in.real("ledger.best_watched");
   rounds_.clear();
   for (int64_t r : in.integers("ledger.open_rounds")) {
     const std::string key = "ledger.round." + std::to_string(r);

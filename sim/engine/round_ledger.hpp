@@ -2,7 +2,7 @@
 // The round ledger: what each round has done (activities, bytes, messages, every hospital's
 // figures), kept per round until the round is reported, then passed to the observers with the
 // round's scores; the run's totals (summary.json) and the stop conditions that follow from
-// reported rounds (target accuracy, time budget).
+// reported rounds (target accuracy, time budget, early stopping's patience).
 #include <functional>
 #include <map>
 #include <optional>
@@ -82,13 +82,14 @@ class RoundLedger {
   void note_loss(int round, int h, const std::string& why, int64_t bytes, double seconds);
   void waste(int round, int64_t bytes, double seconds);
 
-  // True once the run should stop before `round` (rounds, target accuracy, time budget).
+  // True once the run should stop before `round` (rounds, target accuracy, patience, time budget).
   bool done(int round, double now);
   bool stopping() const { return stopping_; }
   void stop();  // a stop condition was met
   // Reports the round: its activities, its row of rounds.csv and hospitals.csv (every metric
   // of the run's table computed from `scores` and what the round did), the run's summary
-  // figures; a round that ended past the time budget never happened.
+  // figures; a round that ended past the time budget never happened. Under early stopping
+  // (stop.patience) the summary's final figures are those of the round kept so far.
   void report(int round, const Scores& scores, double now, double energy_j, int num_classes);
   // The run's summary, after the algorithm returned; activities of unreported rounds go out
   // unless a stop condition cut the run.
@@ -105,6 +106,10 @@ class RoundLedger {
 
  private:
   void emit(std::vector<Activity>& activities);
+  // Early stopping: whether scored round `round` improves the watched validation figure
+  // (stop.monitor) by more than stop.min_delta, and so becomes the kept round; a round that
+  // does not, stop.patience rounds or more after the kept one, stops the run.
+  bool keeps(int round, const Scores& scores);
 
   const Scenario& scenario_;
   std::vector<LedgerRow> hospitals_;
@@ -117,7 +122,8 @@ class RoundLedger {
   std::shared_ptr<const RunMetrics> metrics_;  // the declared metrics enabled, then the algorithm's columns
   RunSummary summary_;
   std::vector<int64_t> crashed_;  // hospitals that lost a job to a crash, sorted (hospitals_lost)
-  bool target_reached_ = false, over_budget_ = false, stopping_ = false;
+  std::optional<double> best_watched_;  // stop.monitor's value in the kept round (summary_.kept_round)
+  bool target_reached_ = false, over_budget_ = false, stopping_ = false, patience_spent_ = false;
 };
 
 }  // namespace fedgrid

@@ -10,6 +10,7 @@ namespace {
 template <class S, class Visit>
 void summary_fields(S& s, Visit&& v) {
   v("stop_reason", s.stop_reason);
+  v("kept_round", s.kept_round);
   v("rounds", s.rounds);
   v("time_to_target_s", s.time_to_target_s);
   v("sim_time_s", s.sim_time_s);
@@ -26,6 +27,9 @@ struct Saver {
   void operator()(const std::string& name, double v) { out.put(key + "." + name, v); }
   void operator()(const std::string& name, const std::optional<double>& v) {
     if (v) out.put(key + "." + name, *v);  // absent: no entry
+  }
+  void operator()(const std::string& name, const std::optional<int>& v) {
+    if (v) out.put(key + "." + name, int64_t(*v));  // absent: no entry
   }
   void operator()(const std::string& name, MetricKind, const MetricValue& v) {
     if (const auto* x = std::get_if<double>(&v)) out.put(key + "." + name, *x);
@@ -55,6 +59,10 @@ struct Loader {
   void operator()(const std::string& name, std::optional<double>& v) {
     v.reset();
     if (in.has(key + "." + name)) v = in.real(key + "." + name);
+  }
+  void operator()(const std::string& name, std::optional<int>& v) {
+    v.reset();
+    if (in.has(key + "." + name)) v = int(in.integer(key + "." + name));
   }
   void operator()(const std::string& name, MetricKind kind, MetricValue& v) {
     const std::string at = key + "." + name;

@@ -33,7 +33,19 @@ void algorithm_and_stop_keys(KeySet<Scenario>& k) {
                     "Stop once global accuracy reaches this (0..1)", {.min = 0, .max = 1})
       .bind<double>("stop.sim_time_budget_s", [](S& s) -> auto& { return s.stop.sim_time_budget_s; }, none,
                     "Simulated wall-clock budget, s: runs every round that ends within it; a round that would end later is discarded",
-                    {.min = 0, .min_exclusive = true});
+                    {.min = 0, .min_exclusive = true})
+      .bind<int>("stop.patience", [](S& s) -> auto& { return s.stop.patience; }, "0",
+                 "Early stopping: scored rounds are compared on stop.monitor (a validation figure of the hospitals' "
+                 "validation splits); the run stops this many rounds after the best one, and summary.json's final "
+                 "figures are that round's (kept_round); 0: off",
+                 {.min = 0});
+  key_sections::bind_mode<StopMonitor>(
+      k, "stop.monitor", [](S& s) -> auto& { return s.stop.monitor; }, "val_loss",
+      "val_loss | val_accuracy: the figure stop.patience watches, the model the round is scored with on the "
+      "hospitals' validation splits (pooled; local models: the mean over hospitals of each on its own)")
+      .bind<double>("stop.min_delta", [](S& s) -> auto& { return s.stop.min_delta; }, "0",
+                    "With stop.patience: the smallest change of stop.monitor that counts as an improvement",
+                    {.min = 0});
 }
 
 // The sections in the key table's order.

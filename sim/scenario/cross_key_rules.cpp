@@ -155,12 +155,29 @@ std::vector<CrossKeyRule> timing_rules() {
   };
 }
 
+bool patience(const Scenario& s) { return s.stop.patience > 0; }
+
+// Early stopping watches a validation figure: it needs validation splits and real training.
+std::vector<CrossKeyRule> stop_rules() {
+  using S = const Scenario&;
+  return {
+      {{"stop.patience", "data.split.val"}, [](S s) { return patience(s) && s.data.split_val <= 0; },
+       says("needs validation splits to watch (data.split.val > 0, e.g. 0.1)")},
+      {{"stop.patience", "training.mode"}, [](S s) { return patience(s) && s.training.timing_only; },
+       says("watches a validation figure of real training; a timing-only run has none")},
+      {{"stop.monitor", "stop.patience"}, [](S s) { return given(s, "stop.monitor") && !patience(s); },
+       says("is read only with stop.patience > 0")},
+      {{"stop.min_delta", "stop.patience"}, [](S s) { return given(s, "stop.min_delta") && !patience(s); },
+       says("is read only with stop.patience > 0")},
+  };
+}
+
 }  // namespace
 
 const std::vector<CrossKeyRule>& cross_key_rules() {
   static const std::vector<CrossKeyRule> rules = [] {
     std::vector<CrossKeyRule> all = data_rules();
-    for (auto part : {platform_rules(), timing_rules()}) all.insert(all.end(), part.begin(), part.end());
+    for (auto part : {platform_rules(), timing_rules(), stop_rules()}) all.insert(all.end(), part.begin(), part.end());
     return all;
   }();
   return rules;

@@ -136,6 +136,9 @@ struct Scenario {
     int rounds = 20;
     std::optional<double> target_accuracy;
     std::optional<double> sim_time_budget_s;
+    int patience = 0;  // early stopping: scored rounds' validation figure, rounds without gain (0: off)
+    StopMonitor monitor = StopMonitor::ValLoss;
+    double min_delta = 0;  // the smallest change of the monitored figure that counts as a gain
   } stop;
 
   struct Timing {
