@@ -1,6 +1,7 @@
 // UnifiedFL (Pala & Rekik 2025): the modulation and its fold on a hand example, the grouping
 // shared across architectures, Theta's initial value against the native network, the two-tier
-// schedule, what travels, and determinism (Ward linkage and silhouettes: test_clustering.cpp).
+// schedule, what travels, determinism, and the variant that reclusters on Theta updates (Ward
+// linkage and silhouettes: test_clustering.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -267,10 +268,98 @@ TEST(UnifiedFl, AResumedRunGivesTheSameBytes) {
   test::expect_resume_gives_same_bytes(dir, "--log-level warn --set output.checkpoint_every=2");
 }
 
+// Four hospitals of one architecture, two of them holding classes 0-4 and two classes 5-9: the
+// topology descriptors are all alike, so uFedGNN keeps one cluster, while each pair's Theta
+// updates pull the same way. Reclustering every 2 rounds; no cross merge within the 4 rounds.
+std::string split_by_task(const std::string& algorithm, const std::string& cluster_on) {
+  return R"(name: uf-tasks
+seed: 5
+platform:
+  hospitals:
+    - {count: 4, tier: medium, model: {arch: mlp}}
+data:
+  tasks:
+    - {dataset: synthetic, classes: [0, 1, 2, 3, 4], hospitals: 2}
+    - {dataset: synthetic, classes: [5, 6, 7, 8, 9], hospitals: 2}
+  synthetic: {train_samples: 800, test_samples: 100, height: 16, width: 16}
+model: {arch: mlp}
+training: {batch_size: 16}
+algorithm: {name: )" + algorithm + (cluster_on.empty() ? "" : ", cluster_on: " + cluster_on) +
+         R"(, t_ic: 2, t_bc: 50, t_init: 50, t_update: 2, edge_groups: 3000, node_groups: 300}
+stop: {rounds: 4}
+timing: {network: cm02}
+output: {trace: false}
+)";
+}
+
+// Each round's cluster column, the 4 hospitals joined ("0 0 1 1").
+std::vector<std::string> clusters_by_round(const std::string& out) {
+  const auto cluster = column(lines(read_file(out + "/hospitals.csv")), "cluster");
+  EXPECT_EQ(cluster.size(), 16u);
+  std::vector<std::string> rounds;
+  for (size_t r = 0; r + 4 <= cluster.size(); r += 4)
+    rounds.push_back(cluster[r] + " " + cluster[r + 1] + " " + cluster[r + 2] + " " + cluster[r + 3]);
+  return rounds;
+}
+
+// cluster_on: theta_update reclusters on the updates, and the hospitals that share a task
+// share a cluster: an assignment the static ablation, one cluster of alike topologies, never has.
+TEST(UnifiedFl, ClusteringOnThetaUpdatesCanLeaveTheStaticClusters) {
+  const auto fixed = clusters_by_round(test::run_ok("uf-upd-static", split_by_task("ufedgnn", ""), "--log-level warn"));
+  EXPECT_EQ(fixed, (std::vector<std::string>(4, "0 0 0 0")));
+  const auto moving =
+      clusters_by_round(test::run_ok("uf-upd", split_by_task("unifiedfl", "theta_update"), "--log-level warn"));
+  ASSERT_EQ(moving.size(), 4u);
+  EXPECT_EQ(moving[0], "0 0 0 0");  // round 1: the descriptors' one cluster
+  for (size_t r = 1; r < 4; ++r) EXPECT_EQ(moving[r], "0 0 1 1") << "round " << r + 1;
+}
+
+// Two architectures (mlp, mlp4), each on both tasks: the descriptors cluster by architecture,
+// and reclustering on Theta keeps the architectures apart (the centres differ), while in round 2
+// the updates group the hospitals by task. Hospitals in id order: mlp A, mlp4 A, mlp B, mlp4 B.
+TEST(UnifiedFl, ClusteringOnThetaUpdatesSeesTheTaskWhereThetaSeesTheArchitecture) {
+  std::string yaml = split_by_task("unifiedfl", "");
+  const std::string four_mlps = "    - {count: 4, tier: medium, model: {arch: mlp}}\n";
+  ASSERT_NE(yaml.find(four_mlps), std::string::npos);
+  yaml.replace(yaml.find(four_mlps), four_mlps.size(),
+               "    - {count: 1, tier: medium, name: a, model: {arch: mlp}}\n"
+               "    - {count: 1, tier: medium, name: b, model: {arch: mlp4}}\n"
+               "    - {count: 1, tier: medium, name: c, model: {arch: mlp}}\n"
+               "    - {count: 1, tier: medium, name: d, model: {arch: mlp4}}\n");
+  const auto on_theta = clusters_by_round(test::run_ok("uf-arch-theta", yaml, "--log-level warn"));
+  const auto on_update = clusters_by_round(
+      test::run_ok("uf-arch-update", yaml, "--log-level warn --set algorithm.cluster_on=theta_update"));
+  ASSERT_EQ(on_theta.size(), 4u);
+  ASSERT_EQ(on_update.size(), 4u);
+  EXPECT_EQ(on_theta[0], "0 1 0 1");  // the descriptors: by architecture
+  EXPECT_EQ(on_update[0], "0 1 0 1");
+  EXPECT_EQ(on_update[1], "0 0 1 1");  // round 2's updates: by task
+  EXPECT_NE(on_theta[1], "0 0 1 1");
+}
+
+TEST(UnifiedFl, ClusteringOnThetaUpdatesIsDeterministicAndResumes) {
+  const std::string yaml = split_by_task("unifiedfl", "theta_update");
+  const std::string one = test::run_ok("uf-upd-det-1", yaml, "--log-level warn --set training.workers=1");
+  const std::string again = test::run_ok("uf-upd-det-1b", yaml, "--log-level warn --set training.workers=1");
+  const std::string two = test::run_ok("uf-upd-det-2", yaml, "--log-level warn --set training.workers=2");
+  for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json"}) {
+    EXPECT_EQ(read_file(one + "/" + f), read_file(again + "/" + f)) << f;
+    EXPECT_EQ(read_file(one + "/" + f), read_file(two + "/" + f)) << f;
+  }
+  // The server's last Theta to each hospital and the updates travel in the checkpoint.
+  const std::string dir = test::temp_dir("uf-upd-resume");
+  test::write_file(dir + "/s.yaml", yaml);
+  test::expect_resume_gives_same_bytes(dir, "--log-level warn --set output.checkpoint_every=2");
+}
+
 TEST(UnifiedFl, BadKeysAreInputErrors) {
   test::expect_run_input_error("uf-bad-tic", zoo("unifiedfl"), "--set algorithm.t_ic=0", "algorithm.t_ic");
   test::expect_run_input_error("uf-bad-steps", zoo("unifiedfl"), "--set training.local_steps=3",
                                "training.local_steps");
+  test::expect_run_input_error("uf-bad-on", zoo("unifiedfl"), "--set algorithm.cluster_on=weights",
+                               "algorithm.cluster_on");
+  test::expect_run_input_error("uf-static-on", zoo("ufedgnn"), "--set algorithm.cluster_on=theta_update",
+                               "algorithm.cluster_on");
 }
 
 }  // namespace

@@ -35,6 +35,21 @@
 // - g_e / g_v hash the kernel key with the scenario seed; k_e = 150,000 and k_b = 50,000 by
 //   default (|Theta| = 400,002, the paper's P ~ 4e5; neither is given).
 // - the evaluated model is each hospital's folded private network after the round.
+// - a labelled variant, `cluster_on: theta_update` (unifiedfl only; default `theta`, the paper's
+//   reading above): recluster on each hospital's change of Theta since the server last sent it
+//   one (its own updates of the last t_ic rounds under the default schedule), each scaled to unit
+//   length. Why: with the readings above, every member of a cluster restarts from the cluster's
+//   centre every t_ic rounds and t_update is a multiple of t_ic, so the Theta distances are the
+//   distances between the centres plus a few rounds of drift; the centres drift apart with the
+//   clusters themselves, and reclustering on Theta finds the round-1 clusters again (outputs
+//   identical to ufedgnn, algorithms/unifiedfl/README.md). The update leaves the centre out: it
+//   says which way each hospital pulls Theta, so clusters can move. Unit length because the
+//   update's size follows how many groups an architecture touches and how many steps its data
+//   make; the Euclidean distance of unit vectors is sqrt(2 (1 - cos)), a monotone function of
+//   the cosine distance that clustered FL uses on updates (Sattler et al., IEEE TNNLS 2021), and
+//   Ward stays valid on it. Computed by the server from what it holds (the upload and the Theta
+//   it last sent), so the variant moves no extra byte; charged 4 FLOPs per value per hospital
+//   (difference, norm, scaling) on top of the distances.
 // - under faults: a lost hospital keeps its model and Theta; merges average what arrived, a
 //   cluster with no member arriving keeps its members' Theta; reclustering uses every
 //   hospital's last uploaded Theta (the server keeps them). A descriptor follows from the
@@ -49,8 +64,10 @@
 #include "algorithms/unifiedfl/theta.hpp"
 #include "algorithms/unifiedfl/theta_training.hpp"
 #include "data/rng.hpp"
+#include "sim/core/input_error.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/federation.hpp"
+#include "sim/engine/kept_state.hpp"
 #include "sim/scenario/key_set.hpp"
 
 namespace fedgrid::algorithms {
@@ -66,6 +83,7 @@ struct UnifiedFlSettings {
   int64_t edge_groups = 150000, node_groups = 50000;
   double theta_lr = 1e-3, theta_weight_decay = 1e-2;
   int max_clusters = 0;
+  std::string cluster_on = "theta";
 };
 const KeySet<UnifiedFlSettings>& unifiedfl_keys() {
   using S = UnifiedFlSettings;
@@ -88,7 +106,12 @@ const KeySet<UnifiedFlSettings>& unifiedfl_keys() {
           .add("theta_weight_decay", &S::theta_weight_decay, "0.01", "unifiedfl, ufedgnn: AdamW weight decay on Theta",
                {.min = 0})
           .add("max_clusters", &S::max_clusters, "0",
-               "unifiedfl, ufedgnn: most clusters a silhouette cut may make (0: up to hospitals - 1)", {.min = 0});
+               "unifiedfl, ufedgnn: most clusters a silhouette cut may make (0: up to hospitals - 1)", {.min = 0})
+          .add("cluster_on", &S::cluster_on, "theta",
+               "unifiedfl: what a reclustering measures: theta (distances between the uploaded Theta vectors, the "
+               "paper) or theta_update (between each hospital's change of Theta since the server last sent it one, "
+               "at unit length; a labelled variant whose clusters can move, algorithms/unifiedfl/README.md)",
+               {.allowed = {"theta", "theta_update"}});
   return keys;
 }
 
@@ -112,6 +135,10 @@ class UnifiedFl : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     s_ = unifiedfl_keys().read(sc);
+    by_update_ = s_.cluster_on == "theta_update";
+    if (by_update_ && !dynamic_)
+      throw sc.error_at("algorithm.cluster_on", "ufedgnn keeps round 1's clusters and never reclusters: "
+                                                "theta_update applies to unifiedfl");
     layout_ = ThetaLayout{s_.edge_groups, s_.node_groups};
     hospitals_ = fed.hospitals();
     for (Hospital* h : hospitals_) models_.push_back(fed.init_hospital_model(*h));
@@ -119,11 +146,17 @@ class UnifiedFl : public Algorithm {
     const std::vector<float> start = real ? unifiedfl::initial_theta(layout_) : std::vector<float>{};
     thetas_.assign(hospitals_.size(), std::vector<double>(start.begin(), start.end()));
     uploaded_ = thetas_;
+    std::vector<Kept> kept{
+        {"models", models_}, {"thetas", thetas_}, {"uploaded", uploaded_}, {"clusters", clusters_}};
+    if (by_update_) {  // every hospital starts from the same initial Theta, as if the server had sent it
+      last_sent_ = thetas_;
+      updates_.assign(hospitals_.size(), std::vector<double>(start.size(), 0.0));
+      kept.emplace_back("last_sent", last_sent_);
+      kept.emplace_back("updates", updates_);
+    }
     const uint64_t group_seed = mix_seed(sc.seed, kGroupsStream);
     const unifiedfl::ThetaOptimizer adamw{s_.theta_lr, 0.9, 0.999, s_.theta_weight_decay};
-    for (int round = fed.first_round({{"models", models_}, {"thetas", thetas_}, {"uploaded", uploaded_},
-                                      {"clusters", clusters_}});
-         !fed.done(round); ++round) {
+    for (int round = fed.first_round(std::move(kept)); !fed.done(round); ++round) {
       const bool upload = uploads(round);
       auto results = fed.parallel(hospitals_, [&](Hospital& h) {
         if (clusters_.empty())  // tau_i^[0], once
@@ -145,6 +178,9 @@ class UnifiedFl : public Algorithm {
         models_[size_t(id)] = std::move(results[r].update.model);
         thetas_[size_t(id)].assign(results[r].theta.begin(), results[r].theta.end());
         if (upload) uploaded_[size_t(id)] = thetas_[size_t(id)];
+        if (upload && by_update_)
+          for (size_t j = 0; j < updates_[size_t(id)].size(); ++j)
+            updates_[size_t(id)][j] = uploaded_[size_t(id)][j] - last_sent_[size_t(id)][j];
       }
       if (clusters_.empty()) cluster_descriptors(fed);
       const std::string merged = upload ? merge(fed, round, arrived) : "";
@@ -212,6 +248,8 @@ class UnifiedFl : public Algorithm {
       return 0;
     });
     send_down(fed, arrived);
+    if (by_update_)
+      for (int id : arrived) last_sent_[size_t(id)] = thetas_[size_t(id)];
     return global ? "cross" : "intra";
   }
 
@@ -224,17 +262,26 @@ class UnifiedFl : public Algorithm {
     });
   }
 
-  // Ward + silhouette on the Euclidean distances between the Theta vectors last uploaded.
+  // Ward + silhouette on the Euclidean distances between the Theta vectors last uploaded, or
+  // (cluster_on: theta_update) between the unit-length updates since the server's last Theta.
   void recluster(Federation& fed) {
     if (uploaded_.front().empty()) return;  // timing-only: nothing to measure, clusters stay
     const int64_t n = int64_t(uploaded_.size()), p = int64_t(uploaded_.front().size());
-    clusters_ = fed.on_server(clustering::distance_flops(n, p) + clustering::clustering_flops(n, s_.max_clusters), [&] {
-      return clustering::best_silhouette_cut(clustering::euclidean_distances(rows_of(uploaded_)), s_.max_clusters)
-          .labels;
-    });
+    const double unit_flops = by_update_ ? 4.0 * double(n) * double(p) : 0.0;
+    clusters_ = fed.on_server(
+        unit_flops + clustering::distance_flops(n, p) + clustering::clustering_flops(n, s_.max_clusters), [&] {
+          Eigen::MatrixXd points = rows_of(by_update_ ? updates_ : uploaded_);
+          if (by_update_) {
+            const Eigen::VectorXd norms = points.rowwise().norm();
+            for (Eigen::Index i = 0; i < points.rows(); ++i)
+              if (norms(i) > 0) points.row(i) /= norms(i);  // a zero update stays at the origin
+          }
+          return clustering::best_silhouette_cut(clustering::euclidean_distances(points), s_.max_clusters).labels;
+        });
   }
 
   bool dynamic_;
+  bool by_update_ = false;  // cluster_on: theta_update
   UnifiedFlSettings s_;
   ThetaLayout layout_;
   std::vector<Hospital*> hospitals_;
@@ -242,6 +289,9 @@ class UnifiedFl : public Algorithm {
   std::vector<std::vector<double>> thetas_;       // each hospital's Theta
   std::vector<std::vector<double>> uploaded_;     // the server's copy: each one's last upload
   std::vector<int> clusters_;                     // cluster by hospital id (empty before round 1)
+  // cluster_on: theta_update only: the Theta the server last sent each hospital (the initial
+  // Theta before any merge) and each one's last upload minus it.
+  std::vector<std::vector<double>> last_sent_, updates_;
 };
 
 }  // namespace
