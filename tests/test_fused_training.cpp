@@ -1,6 +1,6 @@
 // training.fuse's batched training (sim/jobs/fused_training.hpp): every member of a fused job
 // ends where its own job ends (weights within 1e-5 relative, the same steps, epochs and losses),
-// for each fused arch, both optimisers, the proximal term and jobs sized in steps; members
+// for each fused arch, the three optimisers, the proximal term and jobs sized in steps; members
 // of different sizes stop at their own last batch. The queue fuses only what it may.
 #include <gtest/gtest.h>
 
@@ -107,6 +107,7 @@ TEST(FusedTraining, NarrowWidthAndColour) {
 }
 TEST(FusedTraining, VggFamilyWithBatchNorm) { expect_fused_equals_alone({{"vgg5", 1, 28, 28, 10}, {Optimizer::Sgd, 0.02, 0.9, 0}, 1}); }
 TEST(FusedTraining, AdamWithWeightDecay) { expect_fused_equals_alone({kCnnBn, {Optimizer::Adam, 1e-3, 0, 1e-4}}); }
+TEST(FusedTraining, AdamWWithDecoupledWeightDecay) { expect_fused_equals_alone({kCnn, {Optimizer::AdamW, 1e-3, 0, 0.5}}); }
 TEST(FusedTraining, PlainSgdWithoutMomentum) { expect_fused_equals_alone({kMlp, {Optimizer::Sgd, 0.1, 0, 0}, 3}); }
 TEST(FusedTraining, JobsSizedInStepsStopAtTheirStep) { expect_fused_equals_alone({kCnn, {Optimizer::Sgd, 0.05, 0.9, 0}, 1, 7}); }
 TEST(FusedTraining, ProximalTermAnchoredAtTheStart) { expect_fused_equals_alone({kLenet, {Optimizer::Sgd, 0.05, 0.9, 0}, 2, 0, 0.5}); }

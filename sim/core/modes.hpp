@@ -42,9 +42,12 @@ inline constexpr ModeName<LrSchedule> kLrSchedules[] = {{LrSchedule::Constant, "
                                                         {LrSchedule::Cosine, "cosine"}};
 constexpr std::span<const ModeName<LrSchedule>> modes_of(LrSchedule) { return kLrSchedules; }
 
-// training.optimizer: SGD with momentum, or Adam (sim/jobs/epoch_loop.hpp's make_optimizer).
-enum class Optimizer { Sgd, Adam };
-inline constexpr ModeName<Optimizer> kOptimizers[] = {{Optimizer::Sgd, "sgd"}, {Optimizer::Adam, "adam"}};
+// training.optimizer: SGD with momentum, Adam (weight decay as an L2 term in the gradient), or
+// AdamW (weight decay decoupled from the gradient, Loshchilov and Hutter, ICLR 2019)
+// (sim/jobs/epoch_loop.hpp's make_optimizer).
+enum class Optimizer { Sgd, Adam, AdamW };
+inline constexpr ModeName<Optimizer> kOptimizers[] = {
+    {Optimizer::Sgd, "sgd"}, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"}};
 constexpr std::span<const ModeName<Optimizer>> modes_of(Optimizer) { return kOptimizers; }
 
 // training.precision: fp32, or bf16 autocast (convolutions and matrix products in bfloat16,

@@ -46,6 +46,9 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
   if (c.kind == Optimizer::Adam)
     return std::make_unique<torch::optim::Adam>(std::move(params),
                                                 torch::optim::AdamOptions(c.lr).weight_decay(c.weight_decay));
+  if (c.kind == Optimizer::AdamW)
+    return std::make_unique<torch::optim::AdamW>(std::move(params),
+                                                 torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
   return std::make_unique<torch::optim::SGD>(
       std::move(params), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
 }

@@ -7,7 +7,7 @@
 namespace fedgrid::jobs {
 namespace {
 
-// torch::optim::AdamOptions' defaults, which make_optimizer keeps.
+// torch::optim::AdamOptions' and AdamWOptions' defaults, which make_optimizer keeps.
 constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kAdamEps = 1e-8;
 
 // A per-member value [M] shaped to broadcast over a stacked tensor [M, ...].
@@ -20,7 +20,10 @@ torch::Tensor per_member(const torch::Tensor& values, const torch::Tensor& like)
 }  // namespace
 
 FusedOptimizer::FusedOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig& config)
-    : params_(std::move(params)), config_(config), adam_(config.kind == Optimizer::Adam) {
+    : params_(std::move(params)),
+      config_(config),
+      adam_(config.kind == Optimizer::Adam || config.kind == Optimizer::AdamW),
+      decoupled_(config.kind == Optimizer::AdamW) {
   for (const auto& p : params_) {
     // Zero state is torch's first step exactly: buf = 0 * momentum + d is d, as torch's clone.
     first_.push_back(torch::zeros_like(p));
@@ -53,11 +56,17 @@ void FusedOptimizer::step(const std::vector<bool>& active) {
     const torch::Tensor step = per_member_values(
         [&](size_t m) { return active[m] ? -config_.lr / (1 - std::pow(kBeta1, t(m))) : 0.0; });
     const torch::Tensor bias2_sqrt = per_member_values([&](size_t m) { return std::sqrt(1 - std::pow(kBeta2, t(m))); });
+    // AdamW: p *= 1 - lr weight_decay (torch's AdamW, before its moments), a resting member's by 1.
+    const torch::Tensor shrink =
+        per_member_values([&](size_t m) { return active[m] ? 1 - config_.lr * config_.weight_decay : 1.0; });
     for (size_t k = 0; k < params_.size(); ++k) {
       torch::Tensor& p = params_[k];
       torch::Tensor g = p.grad();
       if (!g.defined()) continue;  // torch skips a parameter without a gradient
-      if (config_.weight_decay != 0) g.add_(p, config_.weight_decay);
+      if (config_.weight_decay != 0) {
+        if (decoupled_) p.mul_(per_member(shrink, p));
+        else g.add_(p, config_.weight_decay);
+      }
       first_[k].mul_(per_member(decay1, p)).addcmul_(g, per_member(weight, p), 1 - kBeta1);
       second_[k].mul_(per_member(decay2, p)).addcmul_(g * g, per_member(weight, p), 1 - kBeta2);
       const torch::Tensor denom = (second_[k].sqrt() / per_member(bias2_sqrt, p)).add_(kAdamEps);

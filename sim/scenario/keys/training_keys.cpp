@@ -17,7 +17,8 @@ void optimisation_keys(Keys& k) {
               })
       .bind<std::string>("training.surrogate", [](S& s) -> auto& { return s.training.surrogate; }, none,
                          "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round");
-  bind_mode<Optimizer>(k, "training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd", "sgd | adam")
+  bind_mode<Optimizer>(k, "training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd",
+                       "sgd | adam | adamw (AdamW: weight decay decoupled from the gradient)")
       .bind<double>("training.lr", [](S& s) -> auto& { return s.training.lr; }, "0.01", "Learning rate",
                     {.min = 0, .min_exclusive = true});
   bind_mode<LrSchedule>(k, "training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
