@@ -165,6 +165,27 @@ TEST(Cli, ListAndValidate) {
   EXPECT_EQ(v.exit_code, 0) << v.output;
 }
 
+// Several scenarios in one call: each is validated on its own (a bad one does not stop the
+// next), in the order given, and the exit code is the worst.
+TEST(Cli, ValidateTakesSeveralScenarios) {
+  const std::string dir = test::temp_dir("validate-several");
+  test::write_file(dir + "/a.yaml", test::tiny_scenario("a"));
+  test::write_file(dir + "/bad.yaml", test::tiny_scenario("bad") + "stopp: {rounds: 2}\n");
+  test::write_file(dir + "/c.yaml", test::tiny_scenario("c"));
+  auto r = run_fedgrid("validate " + dir + "/a.yaml " + dir + "/bad.yaml " + dir + "/c.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  const auto a = r.output.find(dir + "/a.yaml: ok"), bad = r.output.find(dir + "/bad.yaml:"),
+             c = r.output.find(dir + "/c.yaml: ok");
+  ASSERT_NE(a, std::string::npos) << r.output;
+  ASSERT_NE(bad, std::string::npos) << r.output;
+  ASSERT_NE(c, std::string::npos) << r.output;
+  EXPECT_LT(a, bad);
+  EXPECT_LT(bad, c);
+  EXPECT_NE(r.output.find("bad.yaml:15: key 'stopp'"), std::string::npos) << r.output;
+  r = run_fedgrid("validate " + dir + "/a.yaml " + dir + "/c.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 // `fedgrid compare` lays finished runs side by side; a directory without a summary is bad input.
 TEST(Cli, CompareShowsRunsSideBySide) {
   const auto fedavg = test::run_ok("cmp-a", test::tiny_scenario("cmp"));

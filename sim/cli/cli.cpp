@@ -15,7 +15,7 @@
 namespace fedgrid {
 
 int cli_main(int argc, char** argv) {
-  try {
+  return reporting_errors([&] {
     algorithms::install_algorithm_keys();
     const Args a = parse_command_line(argc, argv);
     if (a.version) {
@@ -30,6 +30,12 @@ int cli_main(int argc, char** argv) {
     spdlog::set_level(spdlog::level::from_str(a.log_level));
     spdlog::set_pattern("[%l] %v");
     return run_command(a);
+  });
+}
+
+int reporting_errors(const std::function<int()>& command) {
+  try {
+    return command();
   } catch (const UsageError& e) {
     fmt::print(stderr, "fedgrid: {}\n{}", e.what(), usage(e.command));
     return 2;

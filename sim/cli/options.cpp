@@ -84,8 +84,8 @@ const std::vector<Command>& commands() {
          declare_set(d);
          declare_out(d, "the run's output folder (sets output.dir)");
        }},
-      {"validate", "validate SCENARIO [--set key.path=value ...] [--out DIR]", "check a scenario, run nothing", 1,
-       1, "one SCENARIO",
+      {"validate", "validate SCENARIO [SCENARIO ...] [--set key.path=value ...] [--out DIR]",
+       "check scenarios, run nothing", 1, size_t(-1), "one or more SCENARIO",
        [](po::options_description& d) {
          declare_set(d);
          declare_out(d, "the output folder the run would have (sets output.dir)");
