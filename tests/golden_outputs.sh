@@ -5,7 +5,7 @@
 # that moves code must not move a single byte of output).
 #
 #   tests/golden_outputs.sh record FEDGRID [SOURCE_DIR]   record this CPU's outputs
-#   tests/golden_outputs.sh check  FEDGRID [SOURCE_DIR]   compare (ctest: Golden.ShippedScenarios)
+#   tests/golden_outputs.sh check  FEDGRID [SOURCE_DIR]   compare (ctest: Golden.<folder>)      
 #   GOLDEN_ONLY=REGEX tests/golden_outputs.sh check ...    only the scenarios whose path matches
 #                                                          (a quick check while restructuring)
 #
