@@ -40,12 +40,12 @@ class Ditto : public Algorithm {
     std::vector<Model> personal(fed.hospitals().size(), global);
     for (int round = fed.first_round({{"global", global}, {"personal", personal}}); !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
-        fed.send(fed.server(), h, global);
+        const Model& got = fed.send(fed.server(), h, global);  // what arrived (compression.*)
         // v_k stays on the hospital: kept even when the upload below is lost.
         personal[size_t(h.id())] =
-            h.train(personal[size_t(h.id())], ProximalTraining(sc.training.local_epochs, lambda, &global.weights)).model;
-        Update w = h.train(global, PlainTraining(sc.training.local_epochs));
-        fed.send(h, fed.server(), w.model);
+            h.train(personal[size_t(h.id())], ProximalTraining(sc.training.local_epochs, lambda, &got.weights)).model;
+        Update w = h.train(got, PlainTraining(sc.training.local_epochs));
+        w.model = fed.send(h, fed.server(), w.model);
         return w;
       });
       if (!updates.empty())

@@ -49,10 +49,9 @@ class FedAmp : public Algorithm {
     for (int round = fed.first_round({{"personal", personal}}); !fed.done(round); ++round) {
       const std::vector<Model> cloud = fed.on_server(server_flops(personal), [&] { return cloud_models(personal, a); });
       auto updates = fed.parallel(all, [&](Hospital& h) {
-        const Model& u = cloud[size_t(h.id())];
-        fed.send(fed.server(), h, u);
+        const Model& u = fed.send(fed.server(), h, cloud[size_t(h.id())]);  // what arrived
         Update w = h.train(u, ProximalTraining(sc.training.local_epochs, a.lambda / a.alpha_k));
-        fed.send(h, fed.server(), w.model);
+        w.model = fed.send(h, fed.server(), w.model);
         return w;
       });
       for (Update& u : updates) personal[size_t(u.hospital)] = std::move(u.model);

@@ -93,9 +93,9 @@ class FedAsync : public Algorithm {
     // Scheduler: trigger a worker with the latest model and its time stamp.
     auto trigger = [&](Hospital& h) {
       arrivals.start(h, [&fed, &h, &s, epochs, model = x, tau = t] {
-        fed.send(fed.server(), h, model);
-        Update u = s.rho > 0 ? h.train(model, ProximalTraining(epochs, s.rho)) : h.train(model, PlainTraining(epochs));
-        fed.send(h, fed.server(), u.model);
+        const Model& got = fed.send(fed.server(), h, model);
+        Update u = s.rho > 0 ? h.train(got, ProximalTraining(epochs, s.rho)) : h.train(got, PlainTraining(epochs));
+        u.model = fed.send(h, fed.server(), u.model);
         return Push{std::move(u.model), tau};
       });
     };

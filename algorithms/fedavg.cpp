@@ -25,9 +25,8 @@ void FedAvg::run(Federation& fed) {
   Model global = fed.init_model();
   for (int round = fed.first_round(kept_state(global)); !fed.done(round); ++round) {
     auto updates = fed.parallel(fed.select(settings.fraction, round), [&](Hospital& h) {
-      fed.send(fed.server(), h, global);
-      Update u = train_locally(fed, h, global);
-      fed.send(h, fed.server(), u.model);
+      Update u = train_locally(fed, h, fed.send(fed.server(), h, global));  // trains on what arrived
+      u.model = fed.send(h, fed.server(), u.model);
       return u;
     });
     if (!updates.empty()) global = server_update(fed, global, updates);

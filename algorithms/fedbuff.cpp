@@ -108,10 +108,12 @@ class FedBuff : public Algorithm {
     AsyncScheduler scheduler(fed, a.concurrency);
     auto start = [&](Hospital& h) {
       arrivals.start(h, [&fed, &h, epochs, model = x, version = t] {
-        fed.send(fed.server(), h, model);
-        Update u = h.train(model, PlainTraining(epochs));
-        Model delta = minus(u.model, model);
-        fed.send(h, fed.server(), delta);
+        // The trained model crosses and the server forms the delta from what arrived, so a codec
+        // (compression.*) encodes the model against the pair's reference; a copy of what arrived
+        // first, since the upload replaces that reference.
+        const Model start = fed.send(fed.server(), h, model);
+        Update u = h.train(start, PlainTraining(epochs));
+        Model delta = minus(fed.send(h, fed.server(), u.model), start);
         return Upload{std::move(delta), version};
       });
     };

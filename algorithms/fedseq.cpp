@@ -43,10 +43,11 @@ class FedSeq : public Algorithm {
     for (int round = fed.first_round({{"model", model}, {"holder", holder}}); !fed.done(round); ++round) {
       for (Hospital* h : fed.order(round, ordering)) {
         auto trained = fed.visit(*h, [&] {
-          if (!peer_to_peer_) fed.send(fed.server(), *h, model);
-          else if (holder >= 0 && holder != h->id()) fed.send(*fed.hospitals()[size_t(holder)], *h, model);
-          Model m = h->train(model, PlainTraining(sc.training.local_epochs)).model;
-          if (!peer_to_peer_) fed.send(*h, fed.server(), m);
+          const Model* start = &model;  // what arrived (compression.*), or the model where it is
+          if (!peer_to_peer_) start = &fed.send(fed.server(), *h, model);
+          else if (holder >= 0 && holder != h->id()) start = &fed.send(*fed.hospitals()[size_t(holder)], *h, model);
+          Model m = h->train(*start, PlainTraining(sc.training.local_epochs)).model;
+          if (!peer_to_peer_) m = fed.send(*h, fed.server(), m);
           return m;
         });
         if (!trained) continue;

@@ -128,7 +128,7 @@ class DynamicFL : public Algorithm {
     const int first = fed.first_round({{"global", global}, {"grown", last_grown}, {"salience", last_salience}});
     for (int round = first; !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
-        fed.send(fed.server(), h, global);
+        const Model& got = fed.send(fed.server(), h, global);  // trains on what arrived
         int& grown = last_grown[size_t(h.id())];
         std::vector<double>& salience = last_salience[size_t(h.id())];
         const int k = budget(h.tier(), round), E = sc.training.local_epochs;
@@ -138,18 +138,18 @@ class DynamicFL : public Algorithm {
         if (k == 0) {
           // Nothing to grow: E epochs of the plain model, as FedAvg trains it.
           SalienceProbe probe(E);
-          u = h.train(global, probe);
+          u = h.train(got, probe);
           grown = 0, salience = probe.salience();
         } else if (round > 1 && k < grown) {
           // Eq. 8: last round's model is beyond this round's budget; grow what S^l ranks first.
           plan.rank = salience;
           GrowthTraining growth(global.spec, E, plan);
-          u = h.train(global, growth);
+          u = h.train(got, growth);
           grown = int(growth.grown().size()), salience = growth.salience();
         } else {
           // The epsilon epoch on the plain model measures S^g, which picks the convs to grow.
           SalienceProbe probe(1);
-          u = h.train(global, probe);
+          u = h.train(got, probe);
           grown = 0, salience = probe.salience();
           if (E > 1) {
             plan.rank = probe.salience();
@@ -158,7 +158,7 @@ class DynamicFL : public Algorithm {
             grown = int(growth.grown().size()), salience = growth.salience();
           }
         }
-        fed.send(h, fed.server(), u.model);  // the plain model: the same bytes for every tier
+        u.model = fed.send(h, fed.server(), u.model);  // the plain model: the same bytes for every tier
         return u;
       });
       if (!updates.empty())

@@ -78,9 +78,8 @@ class FedDF : public Algorithm {
     for (int round = fed.first_round({{"models", models}}); !fed.done(round); ++round) {
       auto updates = fed.parallel(fed.hospitals(), [&](Hospital& h) {
         const Model& mine = models.at(arch_of.at(h.tier()));
-        fed.send(fed.server(), h, mine);
-        Update u = h.train(mine, PlainTraining(sc.training.local_epochs));
-        fed.send(h, fed.server(), u.model);
+        Update u = h.train(fed.send(fed.server(), h, mine), PlainTraining(sc.training.local_epochs));
+        u.model = fed.send(h, fed.server(), u.model);
         return u;
       });
       // 1. FedAvg within each architecture.

@@ -143,9 +143,8 @@ class InclusiveFL : public Algorithm {
       auto hospitals = fed.hospitals();
       auto updates = fed.parallel(hospitals, [&](Hospital& h) {
         const Model& mine = models[depth_of_tier.at(h.tier())];
-        fed.send(fed.server(), h, mine);
-        Update u = h.train(mine, PlainTraining(sc.training.local_epochs));
-        fed.send(h, fed.server(), u.model);
+        Update u = h.train(fed.send(fed.server(), h, mine), PlainTraining(sc.training.local_epochs));
+        u.model = fed.send(h, fed.server(), u.model);
         return u;
       });
       if (!updates.empty()) {

@@ -205,10 +205,10 @@ class UniFed : public Algorithm {
     if (first == 1) {
       if (fed.done(1)) return;
       auto visits = fed.parallel(hospitals, [&](Hospital& h) {
-        fed.send(fed.server(), h, global);
+        const Model& got = fed.send(fed.server(), h, global);  // its upload below is bytes: uncompressed
         Update u = authors_code
-                       ? h.train(global, ValidatedVisit({0, a.first_round_epochs}, momentum_of(size_t(h.id()))))
-                       : h.train(global, PlainTraining(a.first_round_epochs));
+                       ? h.train(got, ValidatedVisit({0, a.first_round_epochs}, momentum_of(size_t(h.id()))))
+                       : h.train(got, PlainTraining(a.first_round_epochs));
         fed.send_bytes(h, fed.server(), u.model.payload_bytes() + kScoreBytes);
         return u;
       });
@@ -229,8 +229,8 @@ class UniFed : public Algorithm {
       for (int id : order_by_score(ids, score)) {
         Hospital* h = hospitals[size_t(id)];
         auto visited = fed.visit(*h, [&] {
-          if (chain) fed.send(fed.server(), *h, *chain);
-          Update u = h->train(chain ? *chain : own[size_t(id)], ValidatedVisit(rule, momentum_of(size_t(id))));
+          const Model& start = chain ? fed.send(fed.server(), *h, *chain) : own[size_t(id)];
+          Update u = h->train(start, ValidatedVisit(rule, momentum_of(size_t(id))));
           fed.send_bytes(*h, fed.server(), u.model.payload_bytes() + kScoreBytes);
           return u;
         });

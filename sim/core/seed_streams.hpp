@@ -48,6 +48,7 @@ enum : uint64_t {
   kPopulation = core_stream(22),   // (group, figure): platform.hospitals[].vary draws
   kSiteShift = core_stream(23),    // (hospital): data.site_shift, that hospital's transformation and noise
   kAugment = core_stream(25),      // (job seed; epoch, sample): data.augment, one sample's transform in one epoch
+  kCompress = core_stream(26),     // (sender + 1, receiver + 1; transfer number): compression's stochastic rounding
 };
 
 }  // namespace fedgrid::seed_streams

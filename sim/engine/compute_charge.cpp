@@ -55,6 +55,21 @@ void ComputeCharge::server(Node& server, double flops) {
   record_({start, now(), server.name(), "server", "", 0, flops, tags_.round()}, &server, nullptr);
 }
 
+void ComputeCharge::codec(Node& where, double flops, const char* kind) {
+  if (flops <= 0) return;
+  const double start = now();
+  auto exec = sg4::this_actor::exec_init(flops)->set_host(where.host());
+  Guard* guard = where.is_server() ? nullptr : guards_.here();
+  if (guard) guards_.check_cut(*guard);
+  exec->start();
+  const auto left = guard ? guards_.wait_cut(*guard, *exec) : std::nullopt;
+  if (!guard) exec->wait();
+  const double done = left && flops > 0 ? 1 - *left / flops : 1;
+  record_({start, now(), where.name(), kind, "", 0, flops * done, tags_.round()}, &where, nullptr);
+  if (guard) guard->seconds += now() - start;
+  if (left) throw HospitalLost{};
+}
+
 double ComputeCharge::amount(const Node& where, const Charge& charge) const {
   if (!world_.profile) return charge.flops;
   const auto& machine =

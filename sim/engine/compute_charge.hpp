@@ -27,6 +27,10 @@ class ComputeCharge {
   void job(Node& where, const Charge& charge, const std::function<void()>& drop_job);
   // Server work of `flops` on `server`'s host (a profile measures local training steps only).
   void server(Node& server, double flops);
+  // A codec's work (compression.*: encoding before a transfer, decoding after it) of `flops`
+  // on `where`'s host, recorded as `kind` ("encode" / "decode"); in FLOPs under any
+  // timing.compute. Under faults a hospital's guard may cut it (HospitalLost).
+  void codec(Node& where, double flops, const char* kind);
 
  private:
   // What SimGrid executes for `charge` on `where`: its FLOPs, or with timing.compute: profile

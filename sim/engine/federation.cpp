@@ -12,6 +12,7 @@
 #include "sim/engine/actor_tags.hpp"
 #include "sim/engine/checkpointer.hpp"
 #include "sim/engine/cohorts.hpp"
+#include "sim/engine/compressed_links.hpp"
 #include "sim/engine/compute_charge.hpp"
 #include "sim/engine/energy_meter.hpp"
 #include "sim/engine/evaluation.hpp"
@@ -85,14 +86,15 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
   charge_ = std::make_unique<ComputeCharge>(world, *guards_, *ledger_, *tags_, record);
   training_ = std::make_unique<TrainingJobs>(world, *ledger_, *guards_, *cohorts_, *tags_, *charge_);
   parallel_ = std::make_unique<ParallelRound>(*cohorts_, *guards_, *ledger_, *tags_);
-  checkpoints_ = std::make_unique<Checkpointer>(world.scenario, *ledger_, *energy_);
+  links_ = std::make_unique<CompressedLinks>(world.scenario);
+  checkpoints_ = std::make_unique<Checkpointer>(world.scenario, *ledger_, *energy_, *links_);
 }
 
 void Federation::start_observers(std::vector<Observer*>& observers) {
   RunInfo info;
   info.scenario = world_.scenario.name, info.algorithm = world_.scenario.algorithm.name;
   info.seed = world_.scenario.seed, info.tiers = tiers_, info.site_metrics = world_.scenario.output.site_metrics;
-  info.early_stopping = world_.scenario.stop.patience > 0;
+  info.early_stopping = world_.scenario.stop.patience > 0, info.compression = world_.scenario.compression.any();
   info.hosts.push_back(server_->name());
   for (const auto& h : hospitals_) info.hosts.push_back(h->name());
   info.round_columns = world_.round_columns, info.hospital_columns = world_.hospital_columns;
@@ -178,7 +180,31 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
   ledger_->round(a.round).activities.push_back(std::move(a));
 }
 
-void Federation::send(Node& from, Node& to, const Model& model) { send_bytes(from, to, model.payload_bytes()); }
+const Model& Federation::send(Node& from, Node& to, const Model& model) {
+  if (&from != &to && links_->compresses(from, to)) return send_compressed(from, to, model);
+  send_bytes(from, to, model.payload_bytes());
+  return model;
+}
+
+// Encoded on the sender's host before the transfer, decoded on the receiver's after it; the
+// network carries the encoded size. A transfer cut by faults gives its values back to the
+// sender's residual (CompressedLinks::lost) and leaves the pair's reference as it was.
+const Model& Federation::send_compressed(Node& from, Node& to, const Model& model) {
+  check_path(from, to);
+  auto crossing = links_->encode(from, to, model);
+  const int64_t k = std::max(cohorts_->multiplicity(&from), cohorts_->multiplicity(&to));
+  auto& state = ledger_->round(round_now());
+  state.codec_raw_bytes += crossing.raw_bytes * k, state.codec_encoded_bytes += crossing.bytes * k;
+  try {
+    charge_->codec(from, crossing.encode_flops, "encode");
+    transport_->send(from, to, crossing.bytes);
+    charge_->codec(to, crossing.decode_flops, "decode");
+  } catch (const HospitalLost&) {
+    links_->lost(from, to, crossing);
+    throw;
+  }
+  return links_->arrived(from, to, std::move(crossing), model);
+}
 
 void Federation::check_path(const Node& from, const Node& to) {
   cohorts_->check_route(from, to);
@@ -208,7 +234,9 @@ void Federation::post(Hospital& from, Hospital& to, Model model, int round) {
                      [this, &from, &to, round, model = std::move(model)]() mutable {
     enter_round(round);
     Guard guard;
-    if (run_guarded(from, guard, [&] { send(from, to, model); }, false)) mail_->deliver(to.id(), round, std::move(model));
+    // With compression the receiver collects what it decoded (the encoding is charged here, at
+    // the post, the decoding on the receiver's host as the post arrives).
+    if (run_guarded(from, guard, [&] { model = send(from, to, model); }, false)) mail_->deliver(to.id(), round, std::move(model));
     else mail_->lost(from.id(), to.id(), round);
     tags_->leave_round();  // delivered: nothing of it is under way
   });

@@ -39,6 +39,7 @@ class ComputeCharge;
 class TrainingJobs;
 class ParallelRound;
 class Checkpointer;
+class CompressedLinks;
 class ActorTags;
 class Kept;
 struct Guard;
@@ -76,8 +77,8 @@ class Hospital : public Node {
   // (weighted_average): the charge is taken now and the real job runs when the aggregate
   // reaches this update (sim/jobs/deferred_training.hpp), so a round holds a few trained models
   // at a time, not one per hospital. `model` must stay alive and unchanged until then. Trains
-  // at once where the job cannot wait: timing-only runs, works charged after they run, and
-  // under faults (a guarded job may be cut).
+  // at once where the job cannot wait: timing-only runs, works charged after they run, under
+  // faults (a guarded job may be cut), and with compression.* (its weights are encoded as sent).
   template <class W>
   Update train_later(const Model& model, W&& work) {
     return train_on_later(model, std::make_unique<std::decay_t<W>>(std::forward<W>(work)));
@@ -133,7 +134,14 @@ class Federation {
   Model init_hospital_model(const Hospital& h) const;
 
   // --- activities that cost simulated time
-  void send(Node& from, Node& to, const Model& model);
+  // Sends `model` from `from` to `to` and gives what the receiver holds. Without compression,
+  // `model` itself (nothing copied; payload_bytes() cross). With compression.uplink/downlink
+  // (docs/guide/compression.md), the encoded difference to the pair's reference crosses and
+  // this is the decoded model, which the link keeps as the pair's next reference until their
+  // next transfer: train and average on it, copy it to keep it longer. A reference, not a
+  // copy, so that a train_later job (which holds its start model by address) can start from
+  // what arrived without a copy per hospital.
+  [[nodiscard]] const Model& send(Node& from, Node& to, const Model& model);
   void send_bytes(Node& from, Node& to, int64_t bytes);
   // Input errors before a transfer: cohorts' limits, no path in a user's XML platform.
   void check_path(const Node& from, const Node& to);
@@ -264,6 +272,8 @@ class Federation {
   void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
                     const std::function<void(size_t, size_t)>& copy, const std::function<void(size_t)>& drop);
   void record(const Activity& a, const Node* from, const Node* to);
+  // send() through the codec of its direction (compression.*): encode, cross, decode.
+  const Model& send_compressed(Node& from, Node& to, const Model& model);
   void start_observers(std::vector<Observer*>& observers);
   void check_round_closed(int round) const;  // before a round is reported: nothing deferred left
   int round_now() const;  // the calling actor's round (enter_round), else the run's
@@ -282,6 +292,7 @@ class Federation {
   std::unique_ptr<FaultGuards> guards_;  // faults.*: hospitals' work cut by crashes, traces, deadlines
   std::unique_ptr<Transport> transport_;  // how transfers cross the network (chosen once)
   std::unique_ptr<ComputeCharge> charge_;  // compute charged in simulated time
+  std::unique_ptr<CompressedLinks> links_;  // compression.*: codecs, references, error feedback
   std::unique_ptr<TrainingJobs> training_;
   std::unique_ptr<ParallelRound> parallel_;
   std::unique_ptr<Evaluator> evaluator_;

@@ -93,7 +93,8 @@ MetricDecl per_tier(std::string prefix, TierFigures (*of)(In), std::vector<Summa
 
 constexpr Scope R = Scope::Round, H = Scope::Hospital, S = Scope::Summary;
 constexpr Reduce Final = Reduce::Final, Best = Reduce::Best, Sum = Reduce::Sum, Last = Reduce::Last;
-constexpr EnabledBy Site = EnabledBy::SiteMetrics, Faults = EnabledBy::Faults, Patience = EnabledBy::Patience;
+constexpr EnabledBy Site = EnabledBy::SiteMetrics, Faults = EnabledBy::Faults, Patience = EnabledBy::Patience,
+                    Compression = EnabledBy::Compression;
 
 // The table. Column order is the output contract (docs/guide/outputs.md); summary.json orders
 // its entries by Recorder's layout (recorder.cpp), a new entry following the listed ones.
@@ -147,6 +148,18 @@ std::vector<MetricDecl> declared() {
            {{"final_global_test_auc", Final}}, "mean over hospitals of their model's AUROC on every split"),
       integer_metric("bytes_peer", R, [](In in, size_t) { return in.state.bytes_peer; }, {{"bytes_peer", Sum}},
               "bytes hospital -> hospital"),
+      // compression.*: the transfers that went through a codec (bytes_up / down / peer already
+      // count them as encoded).
+      integer_metric("bytes_encoded", R, [](In in, size_t) { return in.state.codec_encoded_bytes; },
+              {{"compression.bytes_encoded", Sum}},
+              "bytes of the transfers that went through a codec, as encoded (message header included)", Compression),
+      real_metric("compression_ratio", R,
+           [](In in, size_t) -> std::optional<double> {
+             if (in.state.codec_encoded_bytes == 0) return std::nullopt;
+             return double(in.state.codec_raw_bytes) / double(in.state.codec_encoded_bytes);
+           },
+           {}, "those transfers' uncompressed bytes (4 a value + header) / their encoded bytes; empty with none",
+           Compression, 4),
       // output.site_metrics: CarPe-FL's site figures, the mean over the sites and the worst site.
       real_metric("site_f1_mean", R, [](In in, size_t) { return mean_present(over_sites(in, site_f1)); },
            {{"final_site.f1_macro_mean", Final}}, "mean over sites of macro F1", Site),
@@ -224,6 +237,10 @@ std::vector<MetricDecl> declared() {
               {{"faults.bytes_wasted", Sum}}, "bytes moved for lost updates (partial transfers included)", Faults),
       real_metric("sim_time_lost_s", S, [](In in, size_t) { return in.state.faults.sim_time_lost_s; },
            {{"faults.sim_time_lost_s", Sum}}, "hospital-seconds of compute and transfer lost updates took", Faults),
+      integer_metric("bytes_raw", S, [](In in, size_t) { return in.state.codec_raw_bytes; },
+              {{"compression.bytes_raw", Sum}},
+              "the compressed transfers' bytes had they crossed uncompressed (the run's ratio: this / "
+              "compression.bytes_encoded)", Compression),
   };
 }
 
@@ -233,6 +250,7 @@ bool enabled(const MetricDecl& m, const MetricSwitches& on) {
     case EnabledBy::SiteMetrics: return on.site_metrics;
     case EnabledBy::Faults: return on.faults;
     case EnabledBy::Patience: return on.patience;
+    case EnabledBy::Compression: return on.compression;
   }
   return false;
 }
@@ -255,6 +273,7 @@ const char* enabling_key(EnabledBy e) {
     case EnabledBy::SiteMetrics: return "output.site_metrics";
     case EnabledBy::Faults: return "faults.*";
     case EnabledBy::Patience: return "stop.patience";
+    case EnabledBy::Compression: return "compression.*";
   }
   return "";
 }

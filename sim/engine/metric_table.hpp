@@ -32,8 +32,9 @@ enum class Reduce { Final, Best, Sum, Last };
 
 // What enables a declared metric: always, output.site_metrics, declared faults (faults.*), or
 // early stopping (stop.patience: the validation figures it watches).
-enum class EnabledBy { Always, SiteMetrics, Faults, Patience };
-const char* enabling_key(EnabledBy e);  // "output.site_metrics", "faults.*", "stop.patience", "" for Always
+// compression.* (a codec on either direction: the encoded bytes and the ratio).
+enum class EnabledBy { Always, SiteMetrics, Faults, Patience, Compression };
+const char* enabling_key(EnabledBy e);  // "output.site_metrics", "faults.*", "stop.patience", "compression.*", "" for Always
 
 // The words the table is listed in (`fedgrid list metrics`, docs/reference/metrics.md).
 const char* output_file(Scope s);       // rounds.csv, hospitals.csv, summary.json
@@ -79,6 +80,7 @@ struct MetricSwitches {
   bool site_metrics = false;  // output.site_metrics
   bool faults = false;        // any faults.* key (Scenario::Faults::any)
   bool patience = false;      // stop.patience > 0
+  bool compression = false;   // compression.uplink or .downlink on
 };
 
 // The metrics one run records: the declared ones its keys enable, in declaration order, then

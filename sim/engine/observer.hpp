@@ -58,6 +58,7 @@ struct RunInfo {
   std::vector<std::string> hosts;  // server first, then hospitals by id
   bool site_metrics = false;       // output.site_metrics: rounds.csv carries the site_* columns
   bool early_stopping = false;     // stop.patience: rounds.csv carries val_loss and val_accuracy
+  bool compression = false;        // compression.*: rounds.csv carries bytes_encoded and compression_ratio
   // Columns an algorithm adds after the standard ones (AlgorithmInfo: UnifiedFL's clusters);
   // none for most, whose files keep exactly the standard columns.
   std::vector<std::string> round_columns, hospital_columns;

@@ -109,7 +109,8 @@ void Recorder::on_start(const RunInfo& info) {
     first_trace_event_ = false;
     return;
   }
-  const RunMetrics metrics({.site_metrics = info.site_metrics, .patience = info.early_stopping}, info.round_columns,
+  const RunMetrics metrics({.site_metrics = info.site_metrics, .patience = info.early_stopping, .compression = info.compression},
+                           info.round_columns,
                            info.hospital_columns);
   write_header(rounds_, metrics.columns(Scope::Round, info.tiers));
   write_header(hospitals_, metrics.columns(Scope::Hospital, info.tiers));

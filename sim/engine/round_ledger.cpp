@@ -16,7 +16,7 @@ RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospit
       tiers_(std::move(tiers)),
       observers_(std::move(observers)),
       on_stop_(std::move(on_stop)),
-      switches_{scenario.output.site_metrics, scenario.faults.any(), scenario.stop.patience > 0},
+      switches_{scenario.output.site_metrics, scenario.faults.any(), scenario.stop.patience > 0, scenario.compression.any()},
       metrics_(std::make_shared<const RunMetrics>(switches_)) {
   summary_.figures = metrics_->initial_figures();
   summary_.scenario = scenario.name;
@@ -226,7 +226,8 @@ void RoundLedger::save(StateWriter& out) const {
       reals.insert(reals.end(), {st.compute_s, st.comm_s, st.train_loss.value_or(0)});
     }
     out.put(key + ".stats.ints", ints), out.put(key + ".stats.reals", reals);
-    out.put(key + ".totals", std::vector<int64_t>{state.bytes_up, state.bytes_down, state.bytes_peer, state.messages});
+    out.put(key + ".totals", std::vector<int64_t>{state.bytes_up, state.bytes_down, state.bytes_peer, state.messages,
+                                                  state.codec_raw_bytes, state.codec_encoded_bytes});
   }
   out.put("ledger.open_rounds", open);
   out.put("ledger.crashed", crashed_);
@@ -266,6 +267,7 @@ void RoundLedger::restore(const StateReader& in) {
     const auto totals = in.integers(key + ".totals");
     state.bytes_up = totals.at(0), state.bytes_down = totals.at(1), state.bytes_peer = totals.at(2);
     state.messages = totals.at(3);
+    if (totals.size() > 5) state.codec_raw_bytes = totals[4], state.codec_encoded_bytes = totals[5];
   }
 }
 

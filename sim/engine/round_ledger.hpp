@@ -46,6 +46,10 @@ struct RoundState {
   std::vector<HospitalStats> stats;  // by hospital id
   std::vector<Activity> activities;
   int64_t bytes_up = 0, bytes_down = 0, bytes_peer = 0, messages = 0;
+  // compression.*: the transfers that went through a codec, as they would have crossed
+  // uncompressed (payload_bytes) and as they did (encoded, headers included); counted when
+  // encoded, whether or not they arrived (sim/engine/compressed_links.hpp).
+  int64_t codec_raw_bytes = 0, codec_encoded_bytes = 0;
   FaultTotals faults;
   std::map<std::string, std::string> notes;  // the algorithm's own columns (Federation::note)
 };

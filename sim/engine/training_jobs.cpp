@@ -94,9 +94,9 @@ Update TrainingJobs::train(Node& where, const Model& model, LocalWork& work, con
   const auto& t = world_.scenario.training;
   const bool real = !t.timing_only;
   const bool after = real && work.charged_after_run();  // charged once it has said how long it took
-  // The fold will run the job (train_later): only where nothing can cut it and its charge is
-  // known before it runs.
-  const bool defer = later && real && !after && !where.is_server() && !guards_.here();
+  // The fold will run the job (train_later): only where nothing can cut it, its charge is
+  // known before it runs, and no codec must encode its weights as it is sent (compression.*).
+  const bool defer = later && real && !after && !where.is_server() && !guards_.here() && !world_.scenario.compression.any();
   JobInput job;
   TrainingQueue::Ticket ticket;
   if (real) {

@@ -59,6 +59,7 @@ KeySet<Scenario> build() {
   algorithm_and_stop_keys(k);
   key_sections::timing_keys(k);
   key_sections::faults_keys(k);
+  key_sections::compression_keys(k);
   key_sections::output_keys(k);
   return k;
 }

@@ -172,12 +172,57 @@ std::vector<CrossKeyRule> stop_rules() {
   };
 }
 
+// compression.uplink.* / downlink.*: each setting's range is the codec's settings_problems(),
+// reported at the setting's key; settings without a method, and what the transfer stage cannot
+// honour (docs/guide/compression.md).
+std::vector<CrossKeyRule> compression_rules() {
+  using S = const Scenario&;
+  using Link = Scenario::Compression::Link;
+  std::vector<CrossKeyRule> rules;
+  for (const auto& [dir, link] : {std::pair{std::string("uplink"), &Scenario::Compression::uplink},
+                                  std::pair{std::string("downlink"), &Scenario::Compression::downlink}}) {
+    const std::string p = "compression." + dir + ".";
+    auto of = [link](S s) -> const Link& { return s.compression.*link; };
+    for (const std::string setting : {"bits", "bucket", "fraction", "error_bound", "rate"}) {
+      auto problem = [of, setting](S s) -> std::string {
+        if (!of(s).on) return "";
+        for (const auto& pr : compression::settings_problems(of(s).codec))
+          if (pr.setting == setting) return pr.message;
+        return "";
+      };
+      rules.push_back({{p + setting, p + "method"}, [problem](S s) { return !problem(s).empty(); }, problem});
+    }
+    for (const std::string setting : {"bits", "bucket", "fraction", "zfp_mode", "error_bound", "rate"})
+      // `method: none` written out keeps the settings for a --set or a sweep that turns it on.
+      rules.push_back({{p + setting, p + "method"},
+                       [of, key = p + setting, method = p + "method"](S s) {
+                         return !of(s).on && given(s, key) && !given(s, method);
+                       },
+                       says("is read only with " + p + "method set (quantize, topk, sign or zfp; or none, written out)")});
+    rules.push_back({{p + "zfp_mode", "training.mode"},
+                     [of](S s) {
+                       const auto& c = of(s).codec;
+                       return of(s).on && s.training.timing_only && c.method == compression::Method::Zfp &&
+                              c.zfp_mode == compression::ZfpMode::Accuracy;
+                     },
+                     says("accuracy's encoded size depends on the values, and a timing-only run holds none: use "
+                          "zfp_mode: rate, or real training")});
+  }
+  // A cohort's representative stands for k hospitals on the network, but the server would
+  // encode and decode once for all of them.
+  rules.push_back({{"timing.cohorts", "compression"}, [](S s) { return s.timing.cohorts && s.compression.any(); },
+                   says("cannot be combined with compression.*: the server encodes and decodes each member's model, "
+                        "which a cohort's one representative does not charge")});
+  return rules;
+}
+
 }  // namespace
 
 const std::vector<CrossKeyRule>& cross_key_rules() {
   static const std::vector<CrossKeyRule> rules = [] {
     std::vector<CrossKeyRule> all = data_rules();
-    for (auto part : {platform_rules(), timing_rules(), stop_rules()}) all.insert(all.end(), part.begin(), part.end());
+    for (auto part : {platform_rules(), timing_rules(), stop_rules(), compression_rules()})
+      all.insert(all.end(), part.begin(), part.end());
     return all;
   }();
   return rules;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/compression/codec_settings.hpp"
 #include "sim/core/augment_settings.hpp"
 #include "sim/core/modes.hpp"
 #include "sim/scenario/key_values.hpp"
@@ -163,6 +164,18 @@ struct Scenario {
              crash_rate_per_hour > 0 || !link_trace.empty() || deadline_s > 0 || over_selection > 0;
     }
   } faults;
+
+  // compression.uplink / compression.downlink (docs/guide/compression.md): the codec each
+  // direction's model transfers go through; off (method: none) unless a method is given.
+  // Uplink: hospital -> server and hospital -> hospital; downlink: server -> hospital.
+  struct Compression {
+    struct Link {
+      bool on = false;
+      compression::CodecSettings codec;
+    };
+    Link uplink, downlink;
+    bool any() const { return uplink.on || downlink.on; }
+  } compression;
 
   struct Output {
     std::string dir;

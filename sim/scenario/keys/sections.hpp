@@ -19,6 +19,7 @@ void model_keys(Keys& k);     // model.*: the global model and the tiers' own
 void training_keys(Keys& k);  // training.*: optimiser, job size, device and arithmetic
 void timing_keys(Keys& k);    // timing.*: how simulated time is charged
 void faults_keys(Keys& k);    // faults.*: hospitals offline, crashes, degrading links, deadlines
+void compression_keys(Keys& k);  // compression.*: the codecs of model transfers, per direction
 void output_keys(Keys& k);    // output.*: where and what to write
 
 // model.arch's allowed values: every arch of models/arch_names.hpp.
