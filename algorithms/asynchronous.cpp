@@ -16,10 +16,9 @@ const KeySet<AsyncSettings>& async_keys() {
                "fedasync, fedbuff: most hospitals training at once (0: every hospital); the next is drawn "
                "uniformly among the idle ones",
                {.min = 0})
-          .add("staleness", &S::staleness, "polynomial",
-               "fedasync, fedbuff: staleness function s(d): constant (1) | polynomial ((d+1)^-a) | hinge (1 if d <= "
-               "b, else 1/(a(d-b)+1))",
-               {.allowed = {"constant", "polynomial", "hinge"}})
+          .mode("staleness", &S::staleness, "polynomial",
+                "fedasync, fedbuff: staleness function s(d): constant (1) | polynomial ((d+1)^-a) | hinge (1 if d <= "
+                "b, else 1/(a(d-b)+1))")
           .add("staleness_a", &S::staleness_a, "0.5", "fedasync, fedbuff: a of the polynomial and hinge functions",
                {.min = 0})
           .add("staleness_b", &S::staleness_b, "4", "fedasync, fedbuff: b of the hinge function", {.min = 0});
@@ -31,11 +30,13 @@ std::string asynchronous_cannot_checkpoint(const Scenario&) {
          "under way to resume from";
 }
 
-double staleness_weight(const std::string& function, double d, double a, double b) {
-  if (function == "constant") return 1;
-  if (function == "polynomial") return std::pow(d + 1, -a);
-  if (function == "hinge") return d <= b ? 1 : 1 / (a * (d - b) + 1);
-  throw std::logic_error("staleness_weight: unknown function '" + function + "'");
+double staleness_weight(StalenessFunction function, double d, double a, double b) {
+  switch (function) {
+    case StalenessFunction::Constant: return 1;
+    case StalenessFunction::Polynomial: return std::pow(d + 1, -a);
+    case StalenessFunction::Hinge: break;
+  }
+  return d <= b ? 1 : 1 / (a * (d - b) + 1);
 }
 
 AsyncScheduler::AsyncScheduler(Federation& fed, int concurrency) : fed_(fed) {

@@ -3,9 +3,11 @@
 // of Xie et al. 2019 (FedAsync, Sec. 5.2), the scheduler that keeps hospitals training, and
 // their common keys.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "sim/core/modes.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"
@@ -13,16 +15,23 @@
 
 namespace fedgrid::algorithms {
 
+// FedAsync's s(d) of staleness d (algorithm.staleness): constant 1; polynomial (d + 1)^-a;
+// hinge 1 if d <= b, else 1 / (a (d - b) + 1).
+enum class StalenessFunction { Constant, Polynomial, Hinge };
+inline constexpr ModeName<StalenessFunction> kStalenessFunctions[] = {{StalenessFunction::Constant, "constant"},
+                                                                      {StalenessFunction::Polynomial, "polynomial"},
+                                                                      {StalenessFunction::Hinge, "hinge"}};
+constexpr std::span<const ModeName<StalenessFunction>> modes_of(StalenessFunction) { return kStalenessFunctions; }
+
 struct AsyncSettings {
   int concurrency = 0;  // hospitals training at once (0: every hospital)
-  std::string staleness = "polynomial";
+  StalenessFunction staleness = StalenessFunction::Polynomial;
   double staleness_a = 0.5, staleness_b = 4;
 };
 const KeySet<AsyncSettings>& async_keys();
 
-// FedAsync's s(d) of staleness d: constant 1; polynomial (d + 1)^-a; hinge 1 if d <= b, else
-// 1 / (a (d - b) + 1). `function` is constant | polynomial | hinge.
-double staleness_weight(const std::string& function, double d, double a, double b);
+// s(d) of staleness d under `function`, with its a and b (above).
+double staleness_weight(StalenessFunction function, double d, double a, double b);
 
 // The scheduler both papers leave to the system (FedAsync's "scheduler triggers workers",
 // FedBuff's uniform client sampling): `concurrency` hospitals train at once. The first ones

@@ -19,16 +19,22 @@
 #include "sim/engine/federation.hpp"
 #include "sim/jobs/plain_training.hpp"
 
-namespace fedgrid::algorithms {
+namespace fedgrid {
+
+// algorithm.order: the names of the Federation's relay orders (sim/engine/federation.hpp), a
+// mode of fedseq and fedcross only, so its table is here.
+inline constexpr ModeName<Ordering> kOrderings[] = {{Ordering::Fixed, "fixed"}, {Ordering::Random, "random"}};
+constexpr std::span<const ModeName<Ordering>> modes_of(Ordering) { return kOrderings; }
+
+namespace algorithms {
 namespace {
 
 struct FedSeqSettings {
-  std::string order = "fixed";
+  Ordering order = Ordering::Fixed;
 };
 const KeySet<FedSeqSettings>& fedseq_keys() {
-  static const auto keys = KeySet<FedSeqSettings>().add(
-      "order", &FedSeqSettings::order, "fixed", "fedseq, fedcross: relay order each round: fixed (by id) | random",
-      {.allowed = {"fixed", "random"}});
+  static const auto keys = KeySet<FedSeqSettings>().mode(
+      "order", &FedSeqSettings::order, "fixed", "fedseq, fedcross: relay order each round: fixed (by id) | random");
   return keys;
 }
 
@@ -37,7 +43,7 @@ class FedSeq : public Algorithm {
   explicit FedSeq(bool peer_to_peer) : peer_to_peer_(peer_to_peer) {}
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
-    const Ordering ordering = fedseq_keys().read(sc).order == "random" ? Ordering::Random : Ordering::Fixed;
+    const Ordering ordering = fedseq_keys().read(sc).order;
     Model model = fed.init_model();
     int holder = -1;  // FedCross: the hospital where the model is
     for (int round = fed.first_round({{"model", model}, {"holder", holder}}); !fed.done(round); ++round) {
@@ -76,4 +82,5 @@ std::vector<AlgorithmInfo> fedseq_algorithms() {
            .keys = keys}};
 }
 
-}  // namespace fedgrid::algorithms
+}  // namespace algorithms
+}  // namespace fedgrid

@@ -40,23 +40,23 @@ using test::run_fedgrid;
 TEST(Async, StalenessFunctionsByHand) {
   using algorithms::staleness_weight;
   // constant: 1 whatever the staleness.
-  for (double d : {0.0, 1.0, 7.0}) EXPECT_EQ(staleness_weight("constant", d, 0.5, 4), 1.0);
+  for (double d : {0.0, 1.0, 7.0}) EXPECT_EQ(staleness_weight(algorithms::StalenessFunction::Constant, d, 0.5, 4), 1.0);
   // polynomial (d + 1)^-a, a = 0.5: d = 0 -> 1, d = 3 -> 4^-0.5 = 0.5, d = 8 -> 9^-0.5 = 1/3.
-  EXPECT_DOUBLE_EQ(staleness_weight("polynomial", 0, 0.5, 4), 1.0);
-  EXPECT_DOUBLE_EQ(staleness_weight("polynomial", 3, 0.5, 4), 0.5);
-  EXPECT_DOUBLE_EQ(staleness_weight("polynomial", 8, 0.5, 4), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(staleness_weight(algorithms::StalenessFunction::Polynomial, 0, 0.5, 4), 1.0);
+  EXPECT_DOUBLE_EQ(staleness_weight(algorithms::StalenessFunction::Polynomial, 3, 0.5, 4), 0.5);
+  EXPECT_DOUBLE_EQ(staleness_weight(algorithms::StalenessFunction::Polynomial, 8, 0.5, 4), 1.0 / 3);
   // a = 1: d = 1 -> 1/2.
-  EXPECT_DOUBLE_EQ(staleness_weight("polynomial", 1, 1, 4), 0.5);
+  EXPECT_DOUBLE_EQ(staleness_weight(algorithms::StalenessFunction::Polynomial, 1, 1, 4), 0.5);
   // hinge a = 10, b = 4: 1 up to d = b, then 1 / (10 (d - 4) + 1): d = 5 -> 1/11, d = 6 -> 1/21.
-  EXPECT_EQ(staleness_weight("hinge", 0, 10, 4), 1.0);
-  EXPECT_EQ(staleness_weight("hinge", 4, 10, 4), 1.0);
-  EXPECT_DOUBLE_EQ(staleness_weight("hinge", 5, 10, 4), 1.0 / 11);
-  EXPECT_DOUBLE_EQ(staleness_weight("hinge", 6, 10, 4), 1.0 / 21);
+  EXPECT_EQ(staleness_weight(algorithms::StalenessFunction::Hinge, 0, 10, 4), 1.0);
+  EXPECT_EQ(staleness_weight(algorithms::StalenessFunction::Hinge, 4, 10, 4), 1.0);
+  EXPECT_DOUBLE_EQ(staleness_weight(algorithms::StalenessFunction::Hinge, 5, 10, 4), 1.0 / 11);
+  EXPECT_DOUBLE_EQ(staleness_weight(algorithms::StalenessFunction::Hinge, 6, 10, 4), 1.0 / 21);
 }
 
 TEST(Async, OneFedAsyncMixByHand) {
   // alpha = 0.6, polynomial a = 0.5, t - tau = 3: alpha_t = 0.6 x 4^-0.5 = 0.3.
-  const double alpha_t = 0.6 * algorithms::staleness_weight("polynomial", 3, 0.5, 4);
+  const double alpha_t = 0.6 * algorithms::staleness_weight(algorithms::StalenessFunction::Polynomial, 3, 0.5, 4);
   EXPECT_DOUBLE_EQ(alpha_t, 0.3);
   // x_t = 0.7 [1, 2, 5] + 0.3 [3, 0, 5] = [1.6, 1.4, 5].
   const auto x = algorithms::fedasync_mix({1, 2, 5}, {3, 0, 5}, alpha_t);
@@ -69,9 +69,9 @@ TEST(Async, OneFedAsyncMixByHand) {
 TEST(Async, FedBuffBufferStepByHand) {
   // K = 3 deltas of staleness 0, 1 and 3, weighted 1/sqrt(1 + d) (polynomial, a = 0.5):
   // 1, 1/sqrt(2), 1/2.
-  const double w0 = algorithms::staleness_weight("polynomial", 0, 0.5, 4);
-  const double w1 = algorithms::staleness_weight("polynomial", 1, 0.5, 4);
-  const double w3 = algorithms::staleness_weight("polynomial", 3, 0.5, 4);
+  const double w0 = algorithms::staleness_weight(algorithms::StalenessFunction::Polynomial, 0, 0.5, 4);
+  const double w1 = algorithms::staleness_weight(algorithms::StalenessFunction::Polynomial, 1, 0.5, 4);
+  const double w3 = algorithms::staleness_weight(algorithms::StalenessFunction::Polynomial, 3, 0.5, 4);
   EXPECT_DOUBLE_EQ(w1, 1 / std::sqrt(2.0));
   std::vector<double> buffer;
   algorithms::fedbuff_accumulate(buffer, {1, -2}, w0);
@@ -88,7 +88,8 @@ TEST(Async, FedBuffBufferStepByHand) {
   // Unweighted (constant), eta_g 1: the mean delta, [7/3, 0].
   std::vector<double> plain;
   for (const auto& d : std::vector<std::vector<float>>{{1, -2}, {2, 2}, {4, 0}})
-    algorithms::fedbuff_accumulate(plain, d, algorithms::staleness_weight("constant", 5, 0.5, 4));
+    algorithms::fedbuff_accumulate(plain, d,
+                                   algorithms::staleness_weight(algorithms::StalenessFunction::Constant, 5, 0.5, 4));
   const auto mean = algorithms::fedbuff_step({0, 0}, plain, 3, 1.0);
   EXPECT_NEAR(mean[0], 7.0 / 3, 1e-6);
   EXPECT_NEAR(mean[1], 0.0, 1e-6);

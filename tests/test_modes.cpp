@@ -1,12 +1,14 @@
 // The scenario's modes (sim/core/modes.hpp): each key's allowed values are its mode's names, a
 // scenario's value is read once into the enum, and the name round-trips; training.fuse's
-// setting (a mode with a count) too.
+// setting (a mode with a count) too. The algorithms' own modes (KeySet::mode) refuse a value
+// that is none of their names the same way.
 #include <gtest/gtest.h>
 
 #include "sim/core/input_error.hpp"
 #include "sim/core/modes.hpp"
 #include "sim/scenario/key_table.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/helpers.hpp"
 
 namespace fedgrid {
 namespace {
@@ -87,6 +89,35 @@ TEST(Modes, AScenarioIsReadOnceIntoTheEnums) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.problems().at(0).key, "training.precision");
     EXPECT_EQ(e.problems().at(0).message, "'fp16' is not one of: fp32, bf16");
+  }
+}
+
+// The algorithms' own modes (fedseq.cpp, asynchronous.hpp, fedskd.cpp, unifed.cpp): declared
+// with their names as the allowed values, and a wrong value is input: the key, the value and
+// the names, at the value's file and line, exit 2.
+TEST(Modes, AnAlgorithmsModeKeyRefusesAValueOfNoneOfItsNames) {
+  struct Case {
+    const char *algorithm, *key, *names;
+  };
+  for (const Case c : {Case{"fedseq", "order", "fixed, random"}, Case{"fedcross", "order", "fixed, random"},
+                       Case{"fedasync", "staleness", "constant, polynomial, hinge"},
+                       Case{"fedbuff", "staleness", "constant, polynomial, hinge"},
+                       Case{"fedskd", "schedule", "barrier, pipelined"},
+                       Case{"unifed", "variant", "paper, authors_code"}}) {
+    const std::string key = std::string("algorithm.") + c.key;
+    const KeyDecl* decl = find_key(key, c.algorithm);
+    ASSERT_NE(decl, nullptr) << key;
+    std::string allowed;
+    for (const auto& name : decl->allowed) allowed += (allowed.empty() ? "" : ", ") + name;
+    EXPECT_EQ(allowed, c.names) << key;
+
+    const std::string dir = test::temp_dir("modes-algorithm");
+    test::write_file(dir + "/s.yaml", std::string("platform: {hospitals: [{tier: weak, count: 2}]}\n") +
+                                          "algorithm:\n  name: " + c.algorithm + "\n  " + c.key + ": Fixed\n");
+    const auto r = test::run_fedgrid("validate " + dir + "/s.yaml");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(dir + "/s.yaml:4: key '" + key + "': 'Fixed' is not one of: " + c.names), std::string::npos)
+        << r.output;
   }
 }
 

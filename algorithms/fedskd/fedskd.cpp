@@ -53,12 +53,18 @@
 namespace fedgrid::algorithms {
 namespace {
 
+// algorithm.schedule: barrier or pipelined (above).
+enum class SkdSchedule { Barrier, Pipelined };
+inline constexpr ModeName<SkdSchedule> kSkdSchedules[] = {{SkdSchedule::Barrier, "barrier"},
+                                                          {SkdSchedule::Pipelined, "pipelined"}};
+constexpr std::span<const ModeName<SkdSchedule>> modes_of(SkdSchedule) { return kSkdSchedules; }
+
 struct FedSkdSettings {
   double gamma = 1;
   std::vector<int> skd_layers;  // 1-based stages; empty = all
   bool skd_batch = true, skd_pixel = true;
   int skd_start_round = 1;
-  std::string schedule = "barrier";
+  SkdSchedule schedule = SkdSchedule::Barrier;
   bool persistent_adam = false;
 };
 const KeySet<FedSkdSettings>& fedskd_keys() {
@@ -74,9 +80,8 @@ const KeySet<FedSkdSettings>& fedskd_keys() {
           .add("skd_pixel", &S::skd_pixel, "true", "fedskd: pixel-level similarity (hw x hw)")
           .add("skd_start_round", &S::skd_start_round, "1",
                "fedskd: first round with L_SKD (before it: both cross-entropies only)", {.min = 1})
-          .add("schedule", &S::schedule, "barrier",
-               "fedskd: barrier (every round ends together) | pipelined (a hospital starts its next round once its model has arrived)",
-               {.allowed = {"barrier", "pipelined"}})
+          .mode("schedule", &S::schedule, "barrier",
+                "fedskd: barrier (every round ends together) | pipelined (a hospital starts its next round once its model has arrived)")
           .add("persistent_adam", &S::persistent_adam, "false",
                "fedskd: each hospital keeps its DAM's Adam moments and step count from one round to the next (the "
                "KTM's part is fresh each round; needs training.optimizer adam); false: a fresh Adam every job");
@@ -108,7 +113,7 @@ void check_fedskd(const SetupView& setup) {
     throw sc.error_at("algorithm.persistent_adam",
                       "keeps Adam's state, so it needs training.optimizer: adam, got '" +
                           std::string(mode_name(sc.training.optimizer)) + "'");
-  if (a.schedule == "pipelined" && sc.faults.any())
+  if (a.schedule == SkdSchedule::Pipelined && sc.faults.any())
     throw sc.error_at("algorithm.schedule",
                       "the pipelined schedule cannot run under faults.* (a hospital waiting for a model that will not "
                       "come has no round to go on with): use schedule: barrier");
@@ -122,7 +127,7 @@ class FedSkd : public Algorithm {
     for (Hospital* h : hospitals_) dams_.push_back(fed.init_hospital_model(*h));
     plan_ = skd_plan(fed);
     if (settings_.persistent_adam) adam_.resize(hospitals_.size());
-    if (settings_.schedule == "pipelined") run_pipelined(fed);
+    if (settings_.schedule == SkdSchedule::Pipelined) run_pipelined(fed);
     else run_barrier(fed);
   }
 
@@ -220,7 +225,7 @@ std::vector<AlgorithmInfo> fedskd_algorithms() {
            .keys = fedskd_keys().declarations(),
            .cannot_checkpoint =
                [](const Scenario& s) {
-                 return fedskd_keys().read(s).schedule == "pipelined"
+                 return fedskd_keys().read(s).schedule == SkdSchedule::Pipelined
                             ? std::string("in the pipelined schedule hospitals are always in different rounds, with "
                                           "models in flight (algorithm.schedule: barrier can be)")
                             : std::string();

@@ -115,12 +115,18 @@ void check_server_share(const SetupView& setup) {
                                   "(e.g. 0.05) large enough for train and val samples");
 }
 
+// algorithm.variant: the paper's algorithm, or the authors' code (above).
+enum class UniFedVariant { Paper, AuthorsCode };
+inline constexpr ModeName<UniFedVariant> kUniFedVariants[] = {{UniFedVariant::Paper, "paper"},
+                                                              {UniFedVariant::AuthorsCode, "authors_code"}};
+constexpr std::span<const ModeName<UniFedVariant>> modes_of(UniFedVariant) { return kUniFedVariants; }
+
 struct UniFedSettings {
   double alpha = 0.7;
   int first_round_epochs = 1, patience = 7, max_epochs = 50, global_patience = 10;
   double min_delta = 0.001;
   bool keep_best_round = false;
-  std::string variant = "paper";
+  UniFedVariant variant = UniFedVariant::Paper;
 };
 // The keys of the dynamic updates and the global stop, which the server-share control shares.
 KeySet<UniFedSettings>& add_stopping_keys(KeySet<UniFedSettings>& keys) {
@@ -147,10 +153,9 @@ const KeySet<UniFedSettings>& unifed_keys() {
           {.min = 0, .max = 1})
         .add("first_round_epochs", &S::first_round_epochs, "1",
              "unifed: epochs of the parallel first round that ranks the hospitals", {.min = 1});
-    add_stopping_keys(k).add("variant", &S::variant, "paper",
-                             "unifed: paper | authors_code (the relay restarts from the first hospital's own model, "
-                             "the mix is never sent back, optimizers persist, visits keep their last weights)",
-                             {.allowed = {"paper", "authors_code"}});
+    add_stopping_keys(k).mode("variant", &S::variant, "paper",
+                              "unifed: paper | authors_code (the relay restarts from the first hospital's own model, "
+                              "the mix is never sent back, optimizers persist, visits keep their last weights)");
     return k;
   }();
   return keys;
@@ -166,7 +171,7 @@ const KeySet<UniFedSettings>& server_only_keys() {
 
 void check_unifed(const SetupView& setup) {
   const Scenario& sc = setup.scenario;
-  if (unifed_keys().read(sc).variant == "authors_code" && sc.training.optimizer != Optimizer::Sgd)
+  if (unifed_keys().read(sc).variant == UniFedVariant::AuthorsCode && sc.training.optimizer != Optimizer::Sgd)
     throw sc.error_at("training.optimizer", "unifed's variant authors_code keeps SGD's momentum buffers across "
                                             "visits, as the authors' code does: use sgd");
   check_server_share(setup);
@@ -177,7 +182,7 @@ class UniFed : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     const UniFedSettings a = unifed_keys().read(sc);
-    const bool authors_code = a.variant == "authors_code";
+    const bool authors_code = a.variant == UniFedVariant::AuthorsCode;
     const StoppingRule rule{a.patience, a.max_epochs, a.min_delta, !authors_code};
     const auto hospitals = fed.hospitals();
     Model global = fed.init_model();

@@ -170,7 +170,8 @@ void fedasync_server(Host& host, const std::vector<float>& initial) {
     sends.check();
     const int from = m.header.from;
     const int stale = (t + 1) - m.header.round;  // t - tau of the version being made
-    const double alpha_t = kAlpha * algorithms::staleness_weight("polynomial", stale, kStalenessA, kStalenessB);
+    const double alpha_t = kAlpha * algorithms::staleness_weight(algorithms::StalenessFunction::Polynomial, stale,
+                                                                 kStalenessA, kStalenessB);
     const int64_t mix_start = now_ns();
     x = std::make_shared<const std::vector<float>>(algorithms::fedasync_mix(*x, m.weights, alpha_t));
     const int64_t mix_end = now_ns();

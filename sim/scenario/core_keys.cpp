@@ -39,8 +39,8 @@ void algorithm_and_stop_keys(KeySet<Scenario>& k) {
                  "validation splits); the run stops this many rounds after the best one, and summary.json's final "
                  "figures are that round's (kept_round); 0: off",
                  {.min = 0});
-  key_sections::bind_mode<StopMonitor>(
-      k, "stop.monitor", [](S& s) -> auto& { return s.stop.monitor; }, "val_loss",
+  k.bind_mode<StopMonitor>(
+      "stop.monitor", [](S& s) -> auto& { return s.stop.monitor; }, "val_loss",
       "val_loss | val_accuracy: the figure stop.patience watches, the model the round is scored with on the "
       "hospitals' validation splits (pooled; local models: the mean over hospitals of each on its own)")
       .bind<double>("stop.min_delta", [](S& s) -> auto& { return s.stop.min_delta; }, "0",

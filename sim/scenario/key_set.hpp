@@ -13,10 +13,12 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "sim/core/modes.hpp"
 #include "sim/scenario/key_table.hpp"
 #include "sim/scenario/key_values.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -56,6 +58,25 @@ class KeySet {
     return custom(name, type_of<T>(), std::move(default_text), std::move(description), std::move(bounds),
                   [name, access](Settings& s, const KeyValues& from) {
                     if (auto v = from.value<T>(name)) access(s) = *v;
+                  });
+  }
+  // A mode key: a string whose allowed values are the names of Mode (an enum with its
+  // modes_of table beside it: sim/core/modes.hpp's, or an algorithm's own), so its "is not one
+  // of" message too; read once into the enum field, so nothing downstream compares strings.
+  template <class Mode>
+  KeySet& mode(const std::string& name, Mode Settings::*field, std::string default_text, std::string description) {
+    return bind_mode<Mode>(name, [field](Settings& s) -> Mode& { return s.*field; }, std::move(default_text),
+                           std::move(description));
+  }
+  // A mode key bound to a nested field (access returns a reference to it).
+  template <class Mode, class Access>
+  KeySet& bind_mode(const std::string& name, Access access, std::string default_text, std::string description) {
+    if (!mode_named<Mode>(default_text))
+      throw std::logic_error("key " + name + ": default '" + default_text + "' is none of its mode's names");
+    return custom(name, KeyType::String, std::move(default_text), std::move(description),
+                  {.allowed = mode_names<Mode>()}, [name, access](Settings& s, const KeyValues& from) {
+                    // The table has checked the value against the allowed names.
+                    if (auto v = from.value<std::string>(name)) access(s) = *mode_named<Mode>(*v);
                   });
   }
   // A key read by hand (a conversion, a model choice); `read` may be empty when an enclosing

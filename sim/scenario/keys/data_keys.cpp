@@ -26,8 +26,8 @@ void pool_keys(Keys& k) {
       .bind<std::string>("data.dataset", [](S& s) -> auto& { return s.data.dataset; }, "fashion-mnist",
                          "synthetic | fashion-mnist | idx:<dir> | npz:<MedMNIST .npz file>")
       .group("data.partition", "How the training pool is dealt to hospitals");
-  bind_mode<data::PartitionScheme>(k, "data.partition.scheme", [](S& s) -> auto& { return s.data.partition_scheme; },
-                                   "iid", "iid | dirichlet | shards | balanced (equal count of every class per hospital)")
+  k.bind_mode<data::PartitionScheme>("data.partition.scheme", [](S& s) -> auto& { return s.data.partition_scheme; },
+                                     "iid", "iid | dirichlet | shards | balanced (equal count of every class per hospital)")
       .bind<double>("data.partition.beta", [](S& s) -> auto& { return s.data.beta; }, "0.5",
                     "dirichlet: label-skew concentration (smaller = more skewed)", {.min = 0, .min_exclusive = true})
       .bind<int>("data.partition.classes_per_hospital", [](S& s) -> auto& { return s.data.classes_per_hospital; }, "2",

@@ -31,14 +31,4 @@ inline constexpr double kMaxWidth = 4;
 // not given keep `base`'s.
 std::optional<ModelChoice> model_choice(const KeyValues& from, const std::string& name, ModelChoice base);
 
-// A mode key (sim/core/modes.hpp): a string whose allowed values are the mode's names, read
-// once into the enum field `access` returns.
-template <class Mode, class Access>
-Keys& bind_mode(Keys& k, const std::string& name, Access access, std::string default_text, std::string description) {
-  return k.custom(name, KeyType::String, std::move(default_text), std::move(description),
-                  {.allowed = mode_names<Mode>()}, [name, access](Scenario& s, const KeyValues& from) {
-                    if (auto v = from.value<std::string>(name)) access(s) = *mode_named<Mode>(*v);
-                  });
-}
-
 }  // namespace fedgrid::key_sections

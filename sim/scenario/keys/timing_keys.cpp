@@ -7,12 +7,12 @@ namespace fedgrid::key_sections {
 void timing_keys(Keys& k) {
   using S = Scenario;
   k.group("timing", "How simulated time is charged");
-  bind_mode<ComputeModel>(k, "timing.compute", [](S& s) -> auto& { return s.timing.compute; }, "flops",
-                          "Compute cost model: flops (analytic FLOPs / host speed) | profile (seconds per step measured by `fedgrid calibrate`)")
+  k.bind_mode<ComputeModel>("timing.compute", [](S& s) -> auto& { return s.timing.compute; }, "flops",
+                            "Compute cost model: flops (analytic FLOPs / host speed) | profile (seconds per step measured by `fedgrid calibrate`)")
       .bind<std::string>("timing.profile", [](S& s) -> auto& { return s.timing.profile; }, none,
                          "timing.compute profile: the profile CSV, or a folder of them (one per machine)");
-  bind_mode<NetworkModel>(k, "timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
-                          "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; docs/performance.md, \"Timing-only runs and cohorts\")")
+  k.bind_mode<NetworkModel>("timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
+                            "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; docs/performance.md, \"Timing-only runs and cohorts\")")
       .bind<bool>("timing.cohorts", [](S& s) -> auto& { return s.timing.cohorts; }, "false",
                   "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links");
 }

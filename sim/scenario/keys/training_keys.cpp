@@ -17,13 +17,13 @@ void optimisation_keys(Keys& k) {
               })
       .bind<std::string>("training.surrogate", [](S& s) -> auto& { return s.training.surrogate; }, none,
                          "timing-only: CSV with round,accuracy columns (e.g. an earlier run's rounds.csv) giving accuracy by round");
-  bind_mode<Optimizer>(k, "training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd",
-                       "sgd | adam | adamw (AdamW: weight decay decoupled from the gradient)")
+  k.bind_mode<Optimizer>("training.optimizer", [](S& s) -> auto& { return s.training.optimizer; }, "sgd",
+                         "sgd | adam | adamw (AdamW: weight decay decoupled from the gradient)")
       .bind<double>("training.lr", [](S& s) -> auto& { return s.training.lr; }, "0.01", "Learning rate",
                     {.min = 0, .min_exclusive = true});
-  bind_mode<LrSchedule>(k, "training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
-                        "constant | cosine: round r's jobs train at lr_min + (lr - lr_min)(1 + cos(pi (r - 1) / "
-                        "stop.rounds)) / 2, the per-round cosine decay of DynamicFL and CarPe-FL")
+  k.bind_mode<LrSchedule>("training.lr_schedule", [](S& s) -> auto& { return s.training.lr_schedule; }, "constant",
+                          "constant | cosine: round r's jobs train at lr_min + (lr - lr_min)(1 + cos(pi (r - 1) / "
+                          "stop.rounds)) / 2, the per-round cosine decay of DynamicFL and CarPe-FL")
       .bind<double>("training.lr_min", [](S& s) -> auto& { return s.training.lr_min; }, "0",
                     "cosine: the rate the decay approaches at stop.rounds", {.min = 0})
       .bind<double>("training.momentum", [](S& s) -> auto& { return s.training.momentum; }, "0.9", "SGD momentum",
@@ -44,10 +44,10 @@ void arithmetic_keys(Keys& k) {
   using S = Scenario;
   // training.device's and training.fuse's "auto" is resolved against the machine at set-up
   // (sim/jobs/compute.hpp's resolve_device, training_queue.hpp's fuse_limit_of).
-  bind_mode<DeviceChoice>(k, "training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
-                          "auto | cpu | cuda (auto: cuda when present)");
-  bind_mode<Precision>(k, "training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
-                       "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time")
+  k.bind_mode<DeviceChoice>("training.device", [](S& s) -> auto& { return s.training.device; }, "auto",
+                            "auto | cpu | cuda (auto: cuda when present)");
+  k.bind_mode<Precision>("training.precision", [](S& s) -> auto& { return s.training.precision; }, "fp32",
+                         "fp32 | bf16: bf16 runs training's convolutions and matrix products in bfloat16 (autocast, weights kept in fp32; CPUs with AVX-512 BF16); changes the arithmetic, never simulated time")
       .bind<bool>("training.deterministic", [](S& s) -> auto& { return s.training.deterministic; }, "true",
                   "On CUDA: deterministic kernels only, cuDNN without benchmark mode and cuBLAS's fixed workspace, so two runs on one GPU give the same bytes; false trades that for speed (the CPU is deterministic either way)")
       .custom("training.fuse", KeyType::String, "off",
