@@ -9,8 +9,9 @@ usage: analysis/seed_stats.py TARGET [TARGET ...] [--metric NAME] [--group KEY]
          [--lower-is-better | --higher-is-better] [--out DIR]
 TARGET: one sweep directory (sweep.csv) or run directories (summary.json; KEY=VALUE parts of
 their paths, e.g. method=fedskd/fold=2/seed=1, count as axes). --metric: a
-summary.json figure (default final_accuracy), else a rounds.csv column at the last round
-(rounds:NAME forces rounds.csv). --group: a sweep axis (its name or key) or a summary.json
+summary.json figure (default final_accuracy; OUTER.INNER for a nested one, e.g.
+final_site.f1_macro_mean), else a rounds.csv column at the last round (rounds:NAME forces
+rounds.csv). --group: a sweep axis (its name or key) or a summary.json
 field (default algorithm). Units pair on the seed, an axis named fold or split, and --pair-by;
 a sweep's other axes (and --by) give a table section each. Prints a Markdown table; writes it
 and a CSV into --out (default for a sweep: SWEEP/stats). Bad input is exit 2 with a message.
@@ -121,8 +122,13 @@ def metric_value(cell, metric):
     such as time_to_target_s of a run that never reached the target, or an empty last row)."""
     column = metric[len("rounds:"):] if metric.startswith("rounds:") else metric
     summary_path = os.path.join(cell.path, "summary.json")
+    outer, _, inner = metric.partition(".")
     if not metric.startswith("rounds:") and metric in cell.summary:
         value, where = cell.summary[metric], f"{summary_path}: field '{metric}'"
+    elif inner and isinstance(cell.summary.get(outer), dict):  # a nested figure: final_site.auc_mean
+        if inner not in cell.summary[outer]:
+            raise InputError(f"{summary_path}: field '{outer}' has no '{inner}'")
+        value, where = cell.summary[outer][inner], f"{summary_path}: field '{metric}'"
     else:
         rounds_path = os.path.join(cell.path, "rounds.csv")
         rounds = read_csv(rounds_path)

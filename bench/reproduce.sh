@@ -6,10 +6,11 @@
 # and fold, with the paired t-test and a verdict) and draws accuracy against simulated time with
 # analysis/plot_seeds.py.
 #
-#   bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl [--seeds "1 2 3"] [--folds "1 2 3 4 5"]
+#   bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl|carpefl_uncontrolled|unifiedfl [--seeds "1 2 3"] [--folds "1 2 3 4 5"]
 #                      [--shape S] [--methods "M ..."] [--variants] [--build DIR] [--out DIR] [--jobs N] [--dry-run]
 #                      [-- extra fedgrid --set ...]
 #
+# Seeds: 1 2 3 by default; carpefl's 5 (the paper's five runs).
 # --shape S keeps one of a paper's federation shapes (fedskd: fedskin | fedasd; carpefl: dr |
 # skin), so that each can be run, or resumed, on its own; --methods keeps the methods named (the
 # reference among them: it is what the others are compared with).
@@ -25,9 +26,10 @@
 # Wall time on this 2-core machine, as measured: each paper's page (algorithms/PAPER/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl [options]}
+paper=${1:?usage: bench/reproduce.sh unifed|dynamicfl|fedskd|carpefl|carpefl_uncontrolled|unifiedfl [options]}
 shift
 seeds="1 2 3"
+seeds_given=0
 folds=""
 fold_is_seed=0
 horizon_from_budget=0
@@ -41,7 +43,7 @@ dry=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --seeds) seeds=$2; shift 2 ;;
+    --seeds) seeds=$2; seeds_given=1; shift 2 ;;
     --folds) folds=$2; shift 2 ;;
     --shape) only_shape=$2; shift 2 ;;
     --methods) only_methods=$2; shift 2 ;;
@@ -122,9 +124,51 @@ case "$paper" in
     fold_is_seed=${fold_is_seed:-1}
     ;;
   carpefl)
-    # Both stand-in shapes (retinopathy: 3 classes, skin: 2), CarPe-FL against the baselines of
-    # its Tables A1-A3, each scenario file the paper's protocol (100 rounds, 1 local epoch,
-    # refresh every 10 rounds). The paper's 5 seeds: --seeds "1 2 3 4 5".
+    # The comparison with controls (algorithms/carpefl/README.md), both stand-in shapes
+    # (retinopathy: 3 classes, skin: 2), every arm from the shape's one scenario file: one
+    # optimizer configuration for all (AdamW, the engine's cosine schedule, early stopping with
+    # patience 5 on validation loss, each run scored on its kept round), the same data, seed and
+    # platform. Arms: carpefl under each reading of its encoder sharing (per cluster, as its
+    # aggregation rule; shared by all sites, as its Secs. 3.1 and 4.4), fedcsl_inspired under
+    # each (the same clusters and sharing, the structure not injected), the baselines of its
+    # Tables A1-A3, and local (no communication). The paper's 5 seeds.
+    [ $seeds_given -eq 1 ] || seeds="1 2 3 4 5"
+    methods=()
+    for shape in dr skin; do
+      f="scenarios/carpefl/controlled_$shape.yaml"
+      # The file's algorithm keys are carpefl's own: the other methods unset them, and train the
+      # cnn, whose trunk is carpefl's encoder.
+      cnn="algorithm.refresh_every=null algorithm.gate_balance=null algorithm.encoder=null model.arch=cnn"
+      # FedAMP by the rule in the scenario files: sigma = the squared distance between two
+      # sites' models after one round of local training from the common start (measured at
+      # seed 1, the median of the three pairs: 7.54 and 16.03, kept to two digits), alpha_k =
+      # sigma / 3, lambda = 0.01 alpha_k.
+      if [ $shape = dr ]; then amp="algorithm.sigma=7.5 algorithm.alpha_k=2.5 algorithm.lambda=0.025"
+      else amp="algorithm.sigma=16 algorithm.alpha_k=5.333 algorithm.lambda=0.05333"; fi
+      methods+=(
+        "$shape/carpefl|$f|"
+        "$shape/carpefl_shared_encoder|$f|algorithm.encoder=shared"
+        "$shape/fedcsl_inspired|$f|algorithm.name=fedcsl_inspired"
+        "$shape/fedcsl_inspired_shared_encoder|$f|algorithm.name=fedcsl_inspired algorithm.encoder=shared"
+        "$shape/fedavg|$f|$cnn algorithm.name=fedavg"
+        "$shape/fedprox|$f|$cnn algorithm.name=fedprox algorithm.mu=0.01"
+        "$shape/ditto|$f|$cnn algorithm.name=ditto algorithm.ditto_lambda=0.1"
+        "$shape/fedrep|$f|$cnn algorithm.name=fedrep algorithm.head_epochs=10"
+        "$shape/fedamp|$f|$cnn algorithm.name=fedamp $amp"
+        "$shape/local|$f|$cnn algorithm.name=local"
+      )
+    done
+    reference=carpefl
+    # The kept round's site figures (summary.json's final_site: the round early stopping kept).
+    metrics="final_site.f1_macro_mean final_site.f1_macro_worst final_site.balanced_acc_mean"
+    metrics+=" final_site.balanced_acc_worst final_site.auc_mean final_site.auc_worst kept_round sim_time_s bytes_up"
+    plot_metric=site_f1_mean
+    ;;
+  carpefl_uncontrolled)
+    # The earlier comparison, without controls (its table in algorithms/carpefl/README.md): one
+    # file per method (dr_*.yaml, skin_*.yaml), carpefl and fedcsl_inspired on AdamW with cosine
+    # decay, the baselines on Adam (coupled L2) at a constant rate, fedcsl_inspired on one
+    # global cluster, no early stopping: every method scored at round 100.
     methods=()
     for shape in dr skin; do
       for m in carpefl fedcsl_inspired fedavg fedprox ditto fedrep fedamp; do
@@ -136,7 +180,22 @@ case "$paper" in
     metrics="site_f1_mean site_f1_worst site_bacc_mean site_bacc_worst site_auc_mean site_auc_worst sim_time_s bytes_up"
     plot_metric=site_f1_mean
     ;;
-  *) echo "bench/reproduce.sh: unknown paper '$paper' (unifed | dynamicfl | fedskd | carpefl)" >&2; exit 2 ;;
+  unifiedfl)
+    # Whether dynamic clustering helps (algorithms/unifiedfl/README.md): the labelled variant that
+    # reclusters on Theta updates (cluster_on: theta_update) against the static ablation uFedGNN
+    # and the paper's reading of dynamic UnifiedFL (reclustering on Theta), on the fully
+    # heterogeneous stand-in, 100 rounds each (per-client tables: bench/unifiedfl_per_client.sh).
+    methods=(
+      "unifiedfl_theta_update|scenarios/unifiedfl/fmnist_full_unifiedfl_theta_update.yaml|output.site_metrics=true"
+      "ufedgnn|scenarios/unifiedfl/fmnist_full_ufedgnn.yaml|output.site_metrics=true"
+      "unifiedfl|scenarios/unifiedfl/fmnist_full_unifiedfl.yaml|output.site_metrics=true"
+    )
+    reference=unifiedfl_theta_update
+    metrics="site_f1_mean final_accuracy final_f1_macro rounds:clusters sim_time_s bytes_total"
+    plot_metric=accuracy
+    ;;
+  *) echo "bench/reproduce.sh: unknown paper '$paper' (unifed | dynamicfl | fedskd | carpefl | carpefl_uncontrolled | unifiedfl)" >&2
+     exit 2 ;;
 esac
 if [ -n "$only_shape" ]; then
   kept=()
@@ -243,7 +302,7 @@ for metric in $metrics; do
     --metric "$metric" --out "$stats" >/dev/null
 done
 section=()
-case "$paper" in fedskd | carpefl) section=(--section shape) ;; esac
+case "$paper" in fedskd | carpefl*) section=(--section shape) ;; esac
 /usr/bin/python3 analysis/plot_seeds.py "${done_runs[@]}" --group method "${section[@]}" --metric "$plot_metric" \
   --out "$figure" >/dev/null
 echo "tables: $stats/seed_stats_*.md; figure: $figure"

@@ -25,6 +25,7 @@ struct StateRange {
 
 struct CausalNetParts {
   std::vector<StateRange> shared;  // encoder + graph module (gate logits and head excluded)
+  StateRange encoder, graph;       // the two halves of `shared`: the trunk to z, the graph module
   std::vector<StateRange> edges;   // the d x d edge-indexed biases B^(t), inside `shared`
   StateRange gate;                 // d x d gate logits rho (local)
   StateRange head;                 // classifier weight and bias (local)

@@ -421,6 +421,8 @@ CausalNetParts causal_net_parts(const ModelSpec& spec) {
   const size_t layers = size_t(kCausalNet.layers), gate = 10 + 4 * layers;
   CausalNetParts parts;
   parts.shared.push_back({0, ranges[gate].offset});
+  parts.encoder = {0, ranges[8].offset};
+  parts.graph = {ranges[8].offset, ranges[gate].offset - ranges[8].offset};
   for (size_t t = 0; t < layers; ++t) parts.edges.push_back(ranges[10 + 4 * t + 3]);
   parts.gate = ranges[gate];
   parts.head = {ranges[gate + 1].offset, ranges[gate + 1].size + ranges[gate + 2].size};

@@ -1,7 +1,9 @@
 // CarPe-FL's hospital jobs (Shin et al. 2026). Choices the paper leaves open: the statistics
 // are taken with the model the hospital holds at the refresh (its cluster's encoder), over its
-// training split; AdamW's moments start afresh every round (the paper does not say whether the
-// optimiser persists); the proximal term covers the shared part only, never the head or gates.
+// training split; the optimiser's state starts afresh every round (the paper does not say
+// whether it persists); the proximal term covers the shared part only, never the head or gates.
+// The optimiser and its rate are the engine's, as every other method's: training.optimizer
+// (adamw for the paper's AdamW) at the round's training.lr_schedule rate, nothing on top.
 #include "algorithms/carpefl/causal_jobs.hpp"
 
 #include "models/causal_net.hpp"
@@ -56,13 +58,10 @@ TrainOutcome CausalTraining::run(const JobInput& job) {
     shared.push_back(p);
     anchor.push_back(p.detach().clone());
   }
-  const auto& g = net.graph;
-  const auto excluded = (1 - g->backbone - torch::eye(g->backbone.size(0), g->backbone.options())).clamp_min(0);
-  torch::optim::AdamW optimizer(net.parameters(), torch::optim::AdamWOptions(job.optimizer.lr * lr_factor_)
-                                                      .weight_decay(job.optimizer.weight_decay));
+  const auto optimizer = jobs::make_optimizer(net.parameters(), job.optimizer);
   TrainOutcome out = jobs::run_epochs(job, jobs::tensors_of(*job.dataset, job.device), *job.train, {epochs_, 0, 0, false},
                                         [&](const torch::Tensor& x, const torch::Tensor& y, bool) {
-      optimizer.zero_grad();
+      optimizer->zero_grad();
       const torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
       torch::Tensor objective = loss;
       if (mu_ > 0) {
@@ -70,10 +69,8 @@ TrainOutcome CausalTraining::run(const JobInput& job) {
         for (size_t i = 0; i < shared.size(); ++i) proximal = proximal + (shared[i] - anchor[i]).pow(2).sum();
         objective = objective + 0.5 * mu_ * proximal;
       }
-      if (gamma_ > 0)
-        for (const auto& b : g->edge_bias) objective = objective + gamma_ * (excluded * b).abs().sum();
       objective.backward();
-      optimizer.step();
+      optimizer->step();
       return loss.item<double>();
   });
   out.weights = models::flatten_state(net);

@@ -15,20 +15,22 @@ class LatentStatistics : public LocalWork {
   std::string needs_real_training() const override { return "computes latent statistics"; }
 };
 
-// One round of local training (Sec. 4.5): cross-entropy + (mu/2)||theta_sh - theta_k||^2 (the
-// shared part, anchored at the received cluster model) + gamma sum_{u != v, G[u,v] = 0} |B^(t)[u,v]|
-// (edge-indexed biases the backbone excludes), with AdamW at training.lr x `lr_factor` (the
-// round's cosine decay) and training.weight_decay.
+// One round of local training (Sec. 4.4): cross-entropy + (mu/2)||theta_sh - theta_k||^2 (the
+// shared part, anchored at the received cluster model), with the job's optimiser
+// (training.optimizer, training.weight_decay) at the job's rate: the engine's
+// training.lr_schedule value for the round, the only schedule. The paper's third term, a
+// penalty on the edge-indexed biases of edges the backbone excludes, is left out: under the
+// backbone's hard mask those biases get no gradient and are zeroed at every aggregation, so
+// the penalty is zero at every step (algorithms/carpefl/README.md).
 class CausalTraining : public LocalWork {
  public:
-  CausalTraining(int epochs, double lr_factor, double mu, double gamma)
-      : epochs_(epochs), lr_factor_(lr_factor), mu_(mu), gamma_(gamma) {}
+  CausalTraining(int epochs, double mu) : epochs_(epochs), mu_(mu) {}
   TrainOutcome run(const JobInput& job) override;
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
 
  private:
   int epochs_;
-  double lr_factor_, mu_, gamma_;
+  double mu_;
 };
 
 }  // namespace fedgrid::carpefl
