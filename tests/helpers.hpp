@@ -146,6 +146,22 @@ inline void expect_run_input_error(const std::string& tag, const std::string& ya
   EXPECT_NE(r.output.find(expected), std::string::npos) << "missing '" << expected << "' in\n" << r.output;
 }
 
+// A generated reference, docs/reference/<what>.md, is what `fedgrid list <what>` prints: its
+// one fenced block, from a line "```" to the next, byte for byte (keys.md, metrics.md).
+inline void expect_reference_is_listed(const std::string& what) {
+  const std::string file = std::string(source_dir()) + "/docs/reference/" + what + ".md";
+  const std::string reference = read_file(file);
+  const auto listed = run_fedgrid("list " + what);
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  const size_t open = reference.find("\n```\n");
+  ASSERT_NE(open, std::string::npos) << file << " has no fenced block";
+  const size_t from = open + 5, close = reference.find("\n```", from - 1);
+  ASSERT_NE(close, std::string::npos) << file << ": the fenced block is not closed";
+  EXPECT_EQ(reference.substr(from, close + 1 - from), listed.output)
+      << file << " differs from `build/fedgrid list " << what
+      << "`: regenerate its block with the command at the top of docs/reference/" << what << ".md";
+}
+
 // A small, fast federation on synthetic data: the base most tests override.
 inline std::string tiny_scenario(const std::string& name, const std::string& extra = "") {
   return "name: " + name + R"(

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "algorithms/registry.hpp"
-#include "helpers.hpp"
 #include "sim/cli/compare.hpp"
 #include "sim/engine/metric_table.hpp"
 #include "sim/engine/recorder.hpp"
@@ -18,21 +17,7 @@
 namespace fedgrid {
 namespace {
 
-// Its one fenced block, from a line "```" to the next, as for the key reference
-// (Scenario.KeyReferenceIsTheDeclaredTable).
-TEST(MetricTable, ReferenceIsTheListedTable) {
-  const std::string file = std::string(test::source_dir()) + "/docs/reference/metrics.md";
-  const std::string reference = test::read_file(file);
-  const auto listed = test::run_fedgrid("list metrics");
-  ASSERT_EQ(listed.exit_code, 0) << listed.output;
-  const size_t open = reference.find("\n```\n");
-  ASSERT_NE(open, std::string::npos) << file << " has no fenced block";
-  const size_t from = open + 5, close = reference.find("\n```", from - 1);
-  ASSERT_NE(close, std::string::npos) << file << ": the fenced block is not closed";
-  EXPECT_EQ(reference.substr(from, close + 1 - from), listed.output)
-      << file << " differs from `build/fedgrid list metrics`: regenerate its block with the command at the top of "
-      << "docs/reference/metrics.md";
-}
+TEST(MetricTable, ReferenceIsTheListedTable) { test::expect_reference_is_listed("metrics"); }
 
 TEST(MetricTable, AlgorithmColumnsAreDescribedAndNew) {
   for (const auto& alg : algorithms::registry())
