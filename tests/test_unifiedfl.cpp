@@ -314,10 +314,10 @@ TEST(UnifiedFl, ClusteringOnThetaUpdatesCanLeaveTheStaticClusters) {
   for (size_t r = 1; r < 4; ++r) EXPECT_EQ(moving[r], "0 0 1 1") << "round " << r + 1;
 }
 
-// Two architectures (mlp, mlp4), each on both tasks: the descriptors cluster by architecture,
-// and reclustering on Theta keeps the architectures apart (the centres differ), while in round 2
-// the updates group the hospitals by task. Hospitals in id order: mlp A, mlp4 A, mlp B, mlp4 B.
-TEST(UnifiedFl, ClusteringOnThetaUpdatesSeesTheTaskWhereThetaSeesTheArchitecture) {
+// Two architectures (mlp, mlp4), each on both tasks: the descriptors cluster by architecture;
+// in round 2 the updates group the hospitals by task, which reclustering on Theta (whose
+// centres differ by architecture) does not find. In id order: mlp A, mlp4 A, mlp B, mlp4 B.
+TEST(UnifiedFl, ClusteringOnThetaUpdatesFindsTasksThatThetaDoesNot) {
   std::string yaml = split_by_task("unifiedfl", "");
   const std::string four_mlps = "    - {count: 4, tier: medium, model: {arch: mlp}}\n";
   ASSERT_NE(yaml.find(four_mlps), std::string::npos);
