@@ -58,6 +58,7 @@
 // per value per centre), distances (3 FLOPs per value per pair), Ward and the silhouettes.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <span>
 
 #include "algorithms/clustering/hierarchical.hpp"
 #include "algorithms/registry.hpp"
@@ -65,6 +66,7 @@
 #include "algorithms/unifiedfl/theta_training.hpp"
 #include "data/rng.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/modes.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/engine/kept_state.hpp"
@@ -78,12 +80,18 @@ constexpr uint64_t kGroupsStream = seed_streams::algorithm_stream(24);
 
 using unifiedfl::ThetaLayout;
 
+// algorithm.cluster_on: what a reclustering measures (the paper's Theta, or the labelled variant).
+enum class ClusterOn { Theta, ThetaUpdate };
+inline constexpr ModeName<ClusterOn> kClusterOn[] = {{ClusterOn::Theta, "theta"},
+                                                     {ClusterOn::ThetaUpdate, "theta_update"}};
+constexpr std::span<const ModeName<ClusterOn>> modes_of(ClusterOn) { return kClusterOn; }
+
 struct UnifiedFlSettings {
   int t_ic = 5, t_bc = 20, t_init = 30, t_update = 20;
   int64_t edge_groups = 150000, node_groups = 50000;
   double theta_lr = 1e-3, theta_weight_decay = 1e-2;
   int max_clusters = 0;
-  std::string cluster_on = "theta";
+  ClusterOn cluster_on = ClusterOn::Theta;
 };
 const KeySet<UnifiedFlSettings>& unifiedfl_keys() {
   using S = UnifiedFlSettings;
@@ -107,11 +115,10 @@ const KeySet<UnifiedFlSettings>& unifiedfl_keys() {
                {.min = 0})
           .add("max_clusters", &S::max_clusters, "0",
                "unifiedfl, ufedgnn: most clusters a silhouette cut may make (0: up to hospitals - 1)", {.min = 0})
-          .add("cluster_on", &S::cluster_on, "theta",
-               "unifiedfl: what a reclustering measures: theta (distances between the uploaded Theta vectors, the "
-               "paper) or theta_update (between each hospital's change of Theta since the server last sent it one, "
-               "at unit length; a labelled variant whose clusters can move, algorithms/unifiedfl/README.md)",
-               {.allowed = {"theta", "theta_update"}});
+          .mode("cluster_on", &S::cluster_on, "theta",
+                "unifiedfl: what a reclustering measures: theta (distances between the uploaded Theta vectors, the "
+                "paper) or theta_update (between each hospital's change of Theta since the server last sent it one, "
+                "at unit length; a labelled variant whose clusters can move, algorithms/unifiedfl/README.md)");
   return keys;
 }
 
@@ -135,7 +142,7 @@ class UnifiedFl : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     s_ = unifiedfl_keys().read(sc);
-    by_update_ = s_.cluster_on == "theta_update";
+    by_update_ = s_.cluster_on == ClusterOn::ThetaUpdate;
     if (by_update_ && !dynamic_)
       throw sc.error_at("algorithm.cluster_on", "ufedgnn keeps round 1's clusters and never reclusters: "
                                                 "theta_update applies to unifiedfl");
