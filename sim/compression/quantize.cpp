@@ -16,7 +16,7 @@
 namespace fedgrid::compression {
 namespace {
 
-constexpr int64_t kHeaderBytes = kCommonHeaderBytes + 1 + 4;
+constexpr int64_t kQuantizeHeaderBytes = kCommonHeaderBytes + 1 + 4;
 
 class Quantize final : public Codec {
  public:
@@ -101,7 +101,7 @@ class Quantize final : public Codec {
   double decode_flops(int64_t n) const override { return 5.0 * double(n); }
 
   std::optional<int64_t> shape_bytes(int64_t n) const override {
-    return kHeaderBytes + 8 * bucket_count(settings().bucket, n) + packed_bytes(n, settings().bits);
+    return kQuantizeHeaderBytes + 8 * bucket_count(settings().bucket, n) + packed_bytes(n, settings().bits);
   }
 };
 

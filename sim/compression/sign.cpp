@@ -13,7 +13,7 @@
 namespace fedgrid::compression {
 namespace {
 
-constexpr int64_t kHeaderBytes = kCommonHeaderBytes + 4;
+constexpr int64_t kSignHeaderBytes = kCommonHeaderBytes + 4;
 
 class Sign final : public Codec {
  public:
@@ -75,7 +75,7 @@ class Sign final : public Codec {
   double decode_flops(int64_t n) const override { return 2.0 * double(n); }
 
   std::optional<int64_t> shape_bytes(int64_t n) const override {
-    return kHeaderBytes + 4 * bucket_count(settings().bucket, n) + packed_bytes(n, 1);
+    return kSignHeaderBytes + 4 * bucket_count(settings().bucket, n) + packed_bytes(n, 1);
   }
 };
 

@@ -17,7 +17,7 @@
 namespace fedgrid::compression {
 namespace {
 
-constexpr int64_t kHeaderBytes = kCommonHeaderBytes + 4 + 1;
+constexpr int64_t kTopKHeaderBytes = kCommonHeaderBytes + 4 + 1;
 enum IndexCoding : uint8_t { kBitmap = 0, kGaps = 1 };
 
 int64_t varint_bytes(uint64_t v) {
@@ -69,7 +69,7 @@ class TopK final : public Codec {
     const IndexCoding coding = gap_bytes < bitmap_bytes ? kGaps : kBitmap;
 
     EncodedUpdate out{{}, n};
-    out.bytes.reserve(size_t(kHeaderBytes + std::min(gap_bytes, bitmap_bytes) + 4 * k));
+    out.bytes.reserve(size_t(kTopKHeaderBytes + std::min(gap_bytes, bitmap_bytes) + 4 * k));
     ByteWriter w(out.bytes);
     write_common_header(w, Method::TopK, n);
     w.u32(uint32_t(k));
@@ -137,7 +137,7 @@ class TopK final : public Codec {
     const int64_t k = kept_count(settings().fraction, n);
     const int64_t gaps = k == 0 ? 0 : k * varint_bytes(uint64_t((n - k) / k));
     const int64_t bitmap = (n + 7) / 8;
-    return kHeaderBytes + (gaps < bitmap ? gaps : bitmap) + 4 * k;
+    return kTopKHeaderBytes + (gaps < bitmap ? gaps : bitmap) + 4 * k;
   }
 
  private:

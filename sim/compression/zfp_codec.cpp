@@ -22,7 +22,7 @@
 namespace fedgrid::compression {
 namespace {
 
-constexpr int64_t kHeaderBytes = kCommonHeaderBytes + 1 + 8;
+constexpr int64_t kZfpHeaderBytes = kCommonHeaderBytes + 1 + 8;
 
 // libzfp's objects, closed however the call ends.
 struct ZfpStream {
@@ -106,10 +106,10 @@ class Zfp final : public Codec {
 
   std::optional<int64_t> shape_bytes(int64_t n) const override {
     if (settings().zfp_mode == ZfpMode::Accuracy) return std::nullopt;
-    if (n == 0) return kHeaderBytes;
+    if (n == 0) return kZfpHeaderBytes;
     const int64_t block_bits = std::max<int64_t>(int64_t(std::floor(4 * settings().rate + 0.5)), 9);
     const int64_t blocks = (n + 3) / 4, word = int64_t(stream_word_bits);
-    return kHeaderBytes + (blocks * block_bits + word - 1) / word * word / 8;
+    return kZfpHeaderBytes + (blocks * block_bits + word - 1) / word * word / 8;
   }
 
  private:

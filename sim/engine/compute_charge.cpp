@@ -1,4 +1,5 @@
 #include "sim/engine/compute_charge.hpp"
+#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -11,16 +12,12 @@
 namespace fedgrid {
 namespace sg4 = simgrid::s4u;
 
-namespace {
-double now() { return sg4::Engine::get_clock(); }
-}  // namespace
-
 ComputeCharge::ComputeCharge(const World& world, FaultGuards& guards, RoundLedger& ledger, const ActorTags& tags,
                              RecordActivity record)
     : world_(world), guards_(guards), ledger_(ledger), tags_(tags), record_(std::move(record)) {}
 
 void ComputeCharge::job(Node& where, const Charge& charge, const std::function<void()>& drop_job) {
-  const double start = now();
+  const double start = sim_now();
   const double amount_here = amount(where, charge);
   Guard* guard = where.is_server() ? nullptr : guards_.here();
   if (!guard) {
@@ -36,28 +33,28 @@ void ComputeCharge::job(Node& where, const Charge& charge, const std::function<v
     exec->start();
     if (const auto left = guards_.wait_cut(*guard, *exec)) {
       const double share = amount_here > 0 ? 1 - *left / amount_here : 0;
-      record_({start, now(), where.name(), "compute", "", 0, charge.flops * share, tags_.round()}, &where, nullptr);
-      ledger_.round(tags_.round()).stats[size_t(where.id())].compute_s += now() - start;
-      guard->seconds += now() - start;
+      record_({start, sim_now(), where.name(), "compute", "", 0, charge.flops * share, tags_.round()}, &where, nullptr);
+      ledger_.round(tags_.round()).stats[size_t(where.id())].compute_s += sim_now() - start;
+      guard->seconds += sim_now() - start;
       drop_job();
       throw HospitalLost{};
     }
-    guard->seconds += now() - start;
+    guard->seconds += sim_now() - start;
   }
-  record_({start, now(), where.name(), where.is_server() ? "server" : "compute", "", 0, charge.flops, tags_.round()},
+  record_({start, sim_now(), where.name(), where.is_server() ? "server" : "compute", "", 0, charge.flops, tags_.round()},
           &where, nullptr);
 }
 
 void ComputeCharge::server(Node& server, double flops) {
   if (flops <= 0) return;
-  const double start = now();
+  const double start = sim_now();
   sg4::this_actor::exec_init(flops)->set_host(server.host())->wait();
-  record_({start, now(), server.name(), "server", "", 0, flops, tags_.round()}, &server, nullptr);
+  record_({start, sim_now(), server.name(), "server", "", 0, flops, tags_.round()}, &server, nullptr);
 }
 
 void ComputeCharge::codec(Node& where, double flops, const char* kind) {
   if (flops <= 0) return;
-  const double start = now();
+  const double start = sim_now();
   auto exec = sg4::this_actor::exec_init(flops)->set_host(where.host());
   Guard* guard = where.is_server() ? nullptr : guards_.here();
   if (guard) guards_.check_cut(*guard);
@@ -65,8 +62,8 @@ void ComputeCharge::codec(Node& where, double flops, const char* kind) {
   const auto left = guard ? guards_.wait_cut(*guard, *exec) : std::nullopt;
   if (!guard) exec->wait();
   const double done = left && flops > 0 ? 1 - *left / flops : 1;
-  record_({start, now(), where.name(), kind, "", 0, flops * done, tags_.round()}, &where, nullptr);
-  if (guard) guard->seconds += now() - start;
+  record_({start, sim_now(), where.name(), kind, "", 0, flops * done, tags_.round()}, &where, nullptr);
+  if (guard) guard->seconds += sim_now() - start;
   if (left) throw HospitalLost{};
 }
 

@@ -1,4 +1,5 @@
 #include "sim/engine/training_jobs.hpp"
+#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -19,8 +20,6 @@ namespace fedgrid {
 namespace sg4 = simgrid::s4u;
 
 namespace {
-
-double now() { return sg4::Engine::get_clock(); }
 
 // A job's result, adding the wall time the simulation waited for it to `waited_s` (perf.json).
 template <class T>
@@ -108,7 +107,7 @@ Update TrainingJobs::train(Node& where, const Model& model, LocalWork& work, con
   const JobShape shape{model.spec, samples.count, int64_t(samples.validation.size()), t.batch_size, t.local_steps};
   const Charge charge = work.cost(shape, out ? &*out : nullptr);
   if (real) world_.perf.training_flops += charge.flops;  // a job cut by faults still runs whole
-  const double started = now();
+  const double started = sim_now();
   charge_.job(where, charge, [&] {
     if (real && !after) await(ticket);
   });
@@ -157,7 +156,7 @@ Update TrainingJobs::collect(Node& where, const Model& model, const JobSamples& 
   }
   if (!where.is_server()) {
     auto& st = ledger_.round(round).stats[size_t(where.id())];
-    st.samples = samples.count, st.epochs += charge.epochs, st.compute_s += now() - started, st.took_part = true;
+    st.samples = samples.count, st.epochs += charge.epochs, st.compute_s += sim_now() - started, st.took_part = true;
     if (!world_.scenario.training.timing_only) st.train_loss = update.train_loss;  // a deferred job sets it when it runs
   }
   return update;

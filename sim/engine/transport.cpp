@@ -1,4 +1,5 @@
 #include "sim/engine/transport.hpp"
+#include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
 
@@ -16,20 +17,19 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-double now() { return sg4::Engine::get_clock(); }
 
 class PlainTransport : public Transport {
  public:
   PlainTransport(const ActorTags& tags, RecordActivity record) : tags_(tags), record_(std::move(record)) {}
   void send(Node& from, Node& to, int64_t bytes) override {
-    const double start = now();
+    const double start = sim_now();
     sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
     sent(from, to, start, bytes);
   }
 
  protected:
   void sent(Node& from, Node& to, double start, int64_t bytes) {
-    record_({start, now(), from.name(), "send", to.name(), bytes, 0.0, tags_.round()}, &from, &to);
+    record_({start, sim_now(), from.name(), "send", to.name(), bytes, 0.0, tags_.round()}, &from, &to);
   }
 
  private:
@@ -46,13 +46,13 @@ class GuardedTransport : public PlainTransport {
   void send(Node& from, Node& to, int64_t bytes) override {
     Guard* guard = guards_.here();
     if (!guard) return PlainTransport::send(from, to, bytes);
-    const double start = now();
+    const double start = sim_now();
     guards_.check_cut(*guard);
     auto comm = sg4::Comm::sendto_async(from.host(), to.host(), uint64_t(bytes));
     const auto left = guards_.wait_cut(*guard, *comm);
     const int64_t moved = left ? bytes - std::min(bytes, int64_t(std::llround(*left))) : bytes;
     sent(from, to, start, moved);
-    guard->bytes += moved, guard->seconds += now() - start;
+    guard->bytes += moved, guard->seconds += sim_now() - start;
     if (left) throw HospitalLost{};
   }
 
@@ -77,7 +77,7 @@ class FluidTransport : public PlainTransport {
     fluid_ = std::make_unique<StarFluid>(p, scenario_.platform.backbone_latency_s);
   }
   void send(Node& from, Node& to, int64_t bytes) override {
-    const double start = now();
+    const double start = sim_now();
     fluid_->transfer(from.is_server() ? to.id() : from.id(), to.is_server(), bytes);
     sent(from, to, start, bytes);
   }
