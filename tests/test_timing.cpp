@@ -77,7 +77,7 @@ TEST(Timing, OneTransferIsLatencyPlusSizeOverBandwidth) {
     Model m = fed.init_model();
     bytes = m.payload_bytes();
     const double t0 = fed.now();
-    fed.send(fed.server(), *fed.hospitals()[0], m);
+    (void)fed.send(fed.server(), *fed.hospitals()[0], m);
     elapsed = fed.now() - t0;
   });
   // mlp on 1x12x12, 10 classes: (144*200+200) + (200*200+200) + (200*10+10) = 71,210 values.
@@ -137,11 +137,11 @@ TEST(Timing, TwoUploadsSharingTheServerLinkTakeTwiceAsLong) {
     bytes = m.payload_bytes();
     auto hs = fed.hospitals();
     double t0 = fed.now();
-    fed.send(*hs[0], fed.server(), m);
+    (void)fed.send(*hs[0], fed.server(), m);
     one = fed.now() - t0;
     t0 = fed.now();
     fed.parallel(hs, [&](Hospital& h) {
-      fed.send(h, fed.server(), m);
+      (void)fed.send(h, fed.server(), m);
       return 0;
     });
     two = fed.now() - t0;
