@@ -182,7 +182,8 @@ std::vector<CrossKeyRule> compression_rules() {
   for (const auto& [dir, link] : {std::pair{std::string("uplink"), &Scenario::Compression::uplink},
                                   std::pair{std::string("downlink"), &Scenario::Compression::downlink}}) {
     const std::string p = "compression." + dir + ".";
-    auto of = [link](S s) -> const Link& { return s.compression.*link; };
+    // A copy: clang refuses to capture a structured binding.
+    auto of = [member = link](S s) -> const Link& { return s.compression.*member; };
     for (const std::string setting : {"bits", "bucket", "fraction", "error_bound", "rate"}) {
       auto problem = [of, setting](S s) -> std::string {
         if (!of(s).on) return "";
