@@ -20,6 +20,58 @@ std::optional<double> surrogate_accuracy(const World& world, int round) {
   return world.surrogate ? world.surrogate->at(round) : std::nullopt;
 }
 
+using TierModels = std::map<std::string, Model>;
+
+// The model `tier`'s hospitals keep: their tier's own, else the global one.
+const Model& model_of(const std::string& tier, const Model& global, const TierModels& tier_models) {
+  auto it = tier_models.find(tier);
+  return it == tier_models.end() ? global : it->second;
+}
+
+// The global test: each tier's model on every hospital's split, each weighted equally (one
+// global model: the mean over the splits, already scored). jobs[t][j] = kOwn: hospital j's own
+// score stands.
+constexpr size_t kOwn = SIZE_MAX;
+using GlobalTestJobs = std::map<std::string, std::vector<size_t>>;
+
+GlobalTestJobs queue_global_test(ParallelEvaluation& ev, const World& world,
+                                 const std::vector<EvaluatedHospital>& hospitals,
+                                 const std::vector<std::string>& tiers, const Model& global,
+                                 const TierModels& tier_models) {
+  GlobalTestJobs cross;
+  for (const auto& t : tiers) {
+    if (!world.scenario.output.global_test && tier_models.count(t)) continue;
+    auto& jobs = cross[t];
+    const Model& m = model_of(t, global, tier_models);
+    for (const auto& h : hospitals)
+      jobs.push_back(&model_of(h.tier, global, tier_models) != &m
+                         ? ev.add(m.spec, m.weights, world.data.train, &h.split->test)
+                         : kOwn);
+  }
+  return cross;
+}
+
+// Each hospital's global-test figures: its tier's model, mean over every hospital's split.
+void collect_global_test(ParallelEvaluation& ev, const GlobalTestJobs& cross,
+                         const std::vector<EvaluatedHospital>& hospitals, Scores& sc) {
+  const size_t n = hospitals.size();
+  std::map<std::string, std::pair<std::vector<std::optional<double>>, std::vector<std::optional<double>>>> on_all;
+  for (const auto& [t, jobs] : cross) {
+    auto& [acc, auc] = on_all[t];
+    for (size_t j = 0; j < n; ++j) {
+      if (jobs[j] == kOwn) {
+        acc.push_back(sc.accuracy_of[j]), auc.push_back(sc.auc_of[j]);
+        continue;
+      }
+      EvalOutcome e = ev.get(jobs[j]);
+      if (e.samples) acc.push_back(e.accuracy), auc.push_back(e.auc);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (auto it = on_all.find(hospitals[i].tier); it != on_all.end())
+      sc.global_accuracy_of[i] = mean_present(it->second.first), sc.global_auc_of[i] = mean_present(it->second.second);
+}
+
 }  // namespace
 
 Evaluator::Evaluator(World& world, std::vector<EvaluatedHospital> hospitals, std::vector<std::string> tiers)
@@ -50,10 +102,6 @@ Scores Evaluator::empty() const {
 Scores Evaluator::global(int round, double now, const Model& global, const std::map<std::string, Model>& tier_models) {
   Scores sc = empty();
   const size_t n = hospitals_.size();
-  auto model_of = [&](const std::string& tier) -> const Model& {
-    auto it = tier_models.find(tier);
-    return it == tier_models.end() ? global : it->second;
-  };
   if (world_.scenario.training.timing_only) {
     sc.accuracy = surrogate_accuracy(world_, round);
     for (const auto& t : tiers_) sc.tier_model_accuracy[t] = tier_models.count(t) ? std::nullopt : sc.accuracy;
@@ -71,23 +119,10 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
       if (tier_models.count(t) && !is_global(tier_models.at(t))) tier_evals.emplace(t, on_test_set(tier_models.at(t)));
     std::vector<size_t> local;
     for (const auto& h : hospitals_) {
-      const Model& m = model_of(h.tier);
+      const Model& m = model_of(h.tier, global, tier_models);
       local.push_back(ev.add(m.spec, m.weights, world_.data.train, &h.split->test));
     }
-    // The global test: each tier's model on every hospital's split, each weighted equally (one
-    // global model: the mean over the splits, already scored). cross[t][j] = SIZE_MAX: hospital
-    // j's own score stands.
-    constexpr size_t kOwn = SIZE_MAX;
-    std::map<std::string, std::vector<size_t>> cross;
-    for (const auto& t : tiers_) {
-      if (!world_.scenario.output.global_test && tier_models.count(t)) continue;
-      auto& jobs = cross[t];
-      const Model& m = model_of(t);
-      for (size_t j = 0; j < n; ++j)
-        jobs.push_back(&model_of(hospitals_[j].tier) != &m
-                           ? ev.add(m.spec, m.weights, world_.data.train, &hospitals_[j].split->test)
-                           : kOwn);
-    }
+    const GlobalTestJobs cross = queue_global_test(ev, world_, hospitals_, tiers_, global, tier_models);
     EvalOutcome g = ev.get(global_eval);
     sc.accuracy = g.accuracy, sc.loss = g.loss, sc.auc = g.auc;
     sc.confusion = std::move(g.confusion);
@@ -101,21 +136,7 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
       EvalOutcome e = ev.get(local[i]);
       if (e.samples) sc.accuracy_of[i] = e.accuracy, sc.auc_of[i] = e.auc, sc.confusion_of[i] = std::move(e.confusion);
     }
-    std::map<std::string, std::pair<std::vector<std::optional<double>>, std::vector<std::optional<double>>>> on_all;
-    for (const auto& [t, jobs] : cross) {
-      auto& [acc, auc] = on_all[t];
-      for (size_t j = 0; j < n; ++j) {
-        if (jobs[j] == kOwn) {
-          acc.push_back(sc.accuracy_of[j]), auc.push_back(sc.auc_of[j]);
-          continue;
-        }
-        EvalOutcome e = ev.get(jobs[j]);
-        if (e.samples) acc.push_back(e.accuracy), auc.push_back(e.auc);
-      }
-    }
-    for (size_t i = 0; i < n; ++i)
-      if (auto it = on_all.find(hospitals_[i].tier); it != on_all.end())
-        sc.global_accuracy_of[i] = mean_present(it->second.first), sc.global_auc_of[i] = mean_present(it->second.second);
+    collect_global_test(ev, cross, hospitals_, sc);
     release_cached_blocks();
     world_.perf.evaluation_s += seconds_since(t0);
   }

@@ -94,18 +94,7 @@ void RoundLedger::emit(std::vector<Activity>& activities) {
     for (auto* o : observers_) o->on_activity(a);
 }
 
-void RoundLedger::report(int round, const Scores& scores, double now, double energy_j, int num_classes) {
-  const auto& budget = scenario_.stop.sim_time_budget_s;
-  RoundState state = std::move(this->round(round));
-  rounds_.erase(round);
-  if (over_budget_ || (budget && now > *budget)) {  // this round did not fit: it never happened
-    over_budget_ = true;
-    summary_.stop_reason = "sim_time_budget";
-    stop();
-    return;
-  }
-  // Activities tagged with an earlier round that was never reported (before the first round)
-  // go out first.
+void RoundLedger::close_activities(int round, RoundState& state) {
   while (!rounds_.empty() && rounds_.begin()->first < round) {
     emit(rounds_.begin()->second.activities);
     rounds_.erase(rounds_.begin());
@@ -116,6 +105,19 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     if (state.stats[i].loss == "crashed" && !std::binary_search(crashed_.begin(), crashed_.end(), id))
       crashed_.insert(std::upper_bound(crashed_.begin(), crashed_.end(), id), id);
   }
+}
+
+void RoundLedger::report(int round, const Scores& scores, double now, double energy_j, int num_classes) {
+  const auto& budget = scenario_.stop.sim_time_budget_s;
+  RoundState state = std::move(this->round(round));
+  rounds_.erase(round);
+  if (over_budget_ || (budget && now > *budget)) {  // this round did not fit: it never happened
+    over_budget_ = true;
+    summary_.stop_reason = "sim_time_budget";
+    stop();
+    return;
+  }
+  close_activities(round, state);
   const RoundInputs in{round, now, energy_j, num_classes, scores, state, hospitals_, tiers_, int64_t(crashed_.size())};
   const RunMetrics& table = *metrics_;
   RoundReport r;

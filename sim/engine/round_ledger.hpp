@@ -110,6 +110,9 @@ class RoundLedger {
 
  private:
   void emit(std::vector<Activity>& activities);
+  // Hands the observers `round`'s activities, after any of earlier rounds never reported (those
+  // before the first round), and adds the hospitals a crash cut this round to crashed_.
+  void close_activities(int round, RoundState& state);
   // Early stopping: whether scored round `round` improves the watched validation figure
   // (stop.monitor) by more than stop.min_delta, and so becomes the kept round; a round that
   // does not, stop.patience rounds or more after the kept one, stops the run.
