@@ -16,6 +16,7 @@
 #include "models/causal_layout.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/jobs/compute.hpp"
+#include "tests/carpefl_scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid::carpefl {
@@ -24,23 +25,11 @@ namespace {
 // Three hospitals on small synthetic images, the carpefl network, a checkpoint after every
 // round (what the algorithm keeps: each hospital's network and its cluster).
 std::string three(const std::string& algorithm) {
-  return R"(name: carpefl-controls
-seed: 5
-platform:
-  hospitals:
-    - {count: 1, tier: weak}
-    - {count: 1, tier: medium}
-    - {count: 1, tier: strong}
-data:
-  dataset: synthetic
-  partition: {scheme: dirichlet, beta: 0.5}
-  synthetic: {train_samples: 600, test_samples: 150, height: 16, width: 16}
-model: {arch: carpefl}
-training: {optimizer: adamw, lr: 0.002, weight_decay: 0.01, batch_size: 32}
+  return test::carpefl_three("carpefl-controls", R"(training: {optimizer: adamw, lr: 0.002, weight_decay: 0.01, batch_size: 32}
 algorithm: )" + algorithm + R"(
 stop: {rounds: 2}
 output: {trace: false, checkpoint_every: 1}
-)";
+)");
 }
 
 struct KeptState {

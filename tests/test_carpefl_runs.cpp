@@ -8,6 +8,7 @@
 
 #include "algorithms/carpefl/structure.hpp"
 #include "models/causal_layout.hpp"
+#include "tests/carpefl_scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid::carpefl {
@@ -15,24 +16,12 @@ namespace {
 
 // Whole runs: three hospitals on small synthetic images, the carpefl network, refresh every 2.
 std::string three(const std::string& extra = "") {
-  return R"(name: carpefl-test
-seed: 5
-platform:
-  hospitals:
-    - {count: 1, tier: weak}
-    - {count: 1, tier: medium}
-    - {count: 1, tier: strong}
-data:
-  dataset: synthetic
-  partition: {scheme: dirichlet, beta: 0.5}
-  synthetic: {train_samples: 600, test_samples: 150, height: 16, width: 16}
-model: {arch: carpefl}
-training: {optimizer: adam, lr: 0.002, batch_size: 32}
+  return test::carpefl_three("carpefl-test", R"(training: {optimizer: adam, lr: 0.002, batch_size: 32}
 algorithm: {name: carpefl, refresh_every: 2}
 stop: {rounds: 4}
 timing: {network: cm02}
 output: {trace: false}
-)" + extra;
+)" + extra);
 }
 
 TEST(CarpeflRuns, StatisticsTravelOnlyInRefreshRoundsAndModelsWithoutHeads) {
