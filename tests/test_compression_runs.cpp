@@ -1,6 +1,7 @@
 // Compressed transfers in runs (issue 38, docs/guide/compression.md): the time a transfer takes
 // against its encoded size computed by hand, error feedback across transfers, determinism
-// across runs and worker counts, resume, and bad settings. The codecs alone:
+// across runs and worker counts, resume, a transfer cut by faults (to the server), and bad
+// settings. The codecs alone:
 // tests/test_compression.cpp. SimGrid allows one engine per process and ctest runs a suite in
 // one process: only TopkResidualAfterTwoUploadsIsSentNext starts one here, the others run the
 // fedgrid binary.
@@ -8,9 +9,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "sim/engine/federation.hpp"
 #include "sim/engine/run.hpp"
+#include "sim/engine/state_file.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 
@@ -169,6 +174,111 @@ TEST(CompressionRuns, ResumeGivesTheSameBytes) {
                                        "  downlink: {method: quantize, bits: 4, bucket: 256}\n"
                                        "output: {checkpoint_every: 1}\n"));
   test::expect_resume_gives_same_bytes(dir, "", 2);
+}
+
+// What a checkpoint holds of the transfer stage (CompressedLinks::save): the references by
+// unordered pair (lower id, higher id) and the residuals by ordered pair (sender, receiver);
+// hospitals by id from 0, the server -1.
+struct LinkState {
+  int64_t round = 0;
+  std::map<std::pair<int, int>, std::vector<float>> references, residuals;
+};
+
+LinkState link_state(const std::string& checkpoint) {
+  const StateReader in(checkpoint);
+  LinkState s;
+  s.round = in.integer("round");
+  const auto pairs = in.integers("compression.references");
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+    s.references[{int(pairs[i]), int(pairs[i + 1])}] = in.model("compression.reference." + std::to_string(i / 2)).weights;
+  const auto senders = in.integers("compression.senders");
+  for (size_t i = 0; i + 2 < senders.size(); i += 3)
+    s.residuals[{int(senders[i]), int(senders[i + 1])}] = in.floats("compression.residual." + std::to_string(i / 3));
+  return s;
+}
+
+// The first send row from `host` to `peer` in `round`.
+test::Event send_of(const std::string& out, const std::string& host, const std::string& peer, int round) {
+  for (const auto& e : test::events(out))
+    if (e.kind == "send" && e.host == host && e.peer == peer && e.round == round) return e;
+  ADD_FAILURE() << "no send from " << host << " to " << peer << " in round " << round << " of " << out;
+  return {};
+}
+
+// Runs fedgrid on DIR/s.yaml into DIR/<out>, expecting exit 0; returns the output folder.
+std::string run_into(const std::string& dir, const std::string& out, const std::string& sets) {
+  const auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/" + out + " " + sets);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return dir + "/" + out;
+}
+
+// Round `round`'s checkpoints of a run whose transfer `sender` -> `receiver` was delivered and
+// of the same run where faults cut it, that transfer being the pair's first (no reference: it
+// encoded the sender's model v itself, of `values` values). Delivered, the pair's reference is
+// d = decode(encode(v)) and the sender's residual r = v - d. Cut, nothing arrived:
+// restore_undelivered must have made the residual r + d, value for value (topk: v exactly), and
+// the pair must have no reference. `sent_values`: d's nonzero values, what was sent and is back.
+void expect_residual_restored(const LinkState& delivered, const LinkState& cut, int64_t round, int sender, int receiver,
+                              int64_t values, int64_t sent_values) {
+  EXPECT_EQ(delivered.round, round);
+  EXPECT_EQ(cut.round, round);
+  const std::pair<int, int> pair{std::min(sender, receiver), std::max(sender, receiver)}, ordered{sender, receiver};
+  ASSERT_EQ(delivered.references.count(pair), 1u);
+  ASSERT_EQ(delivered.residuals.count(ordered), 1u);
+  EXPECT_EQ(cut.references.count(pair), 0u) << "a lost transfer moved the pair's reference";
+  ASSERT_EQ(cut.residuals.count(ordered), 1u);
+  const auto &d = delivered.references.at(pair), &r = delivered.residuals.at(ordered), &restored = cut.residuals.at(ordered);
+  ASSERT_EQ(d.size(), size_t(values));
+  ASSERT_EQ(r.size(), size_t(values));
+  ASSERT_EQ(restored.size(), size_t(values));
+  int64_t nonzero = 0, mismatches = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    nonzero += d[i] != 0.0f;
+    mismatches += restored[i] != r[i] + d[i];
+  }
+  EXPECT_EQ(mismatches, 0) << "the cut run's residual is not the delivered run's residual plus what it delivered";
+  EXPECT_EQ(nonzero, sent_values);
+}
+
+// A crash cuts the hospital's first upload half way through its bytes, under the two codecs
+// with error feedback. The downloads are uncompressed, so the pair has no reference yet and
+// the upload encodes the trained model itself. The crash comes after the training, so the run
+// without it trained the same model, and round 1's checkpoints (written as round 2 begins)
+// must differ as expect_residual_restored says; the faulty run twice gives the same bytes.
+TEST(CompressionRuns, ACutUploadGivesItsValuesBackToTheResidualAndLeavesNoReference) {
+  for (const std::string method : {"topk", "sign"}) {
+    SCOPED_TRACE(method);
+    const std::string dir = test::temp_dir("compression-cut-" + method);
+    test::write_file(dir + "/s.yaml", test::tiny_scenario("compression-cut"));
+    std::string sets;
+    for (const auto& s : one_hospital(dir)) sets += " --set '" + s + "'";
+    sets += " --set stop.rounds=2 --set output.checkpoint_every=1 --set compression.uplink.method=" + method;
+    if (method == "topk") sets += " --set compression.uplink.fraction=0.01";  // k = ceil(712.1) = 713
+    const std::string delivered = run_into(dir, "delivered", sets);
+    const auto upload = send_of(delivered, "hosp-1", "server", 1);
+    // Half way through the bytes, after the path's 11 ms latency.
+    const double latency = kServerLat + kHospLat, crash_at = upload.start + latency + (upload.end - upload.start - latency) / 2;
+    char crashes[128];
+    std::snprintf(crashes, sizeof crashes, "hospital,crash_at_s\nhosp-1,%.9f\n", crash_at);
+    test::write_file(dir + "/crashes.csv", crashes);
+    const std::string cut = run_into(dir, "cut", sets + " --set faults.crash_trace=" + dir + "/crashes.csv");
+    const std::string again = run_into(dir, "again", sets + " --set faults.crash_trace=" + dir + "/crashes.csv");
+
+    // The fault did cut the upload: part of its bytes moved, the update was lost.
+    const auto partial = send_of(cut, "hosp-1", "server", 1);
+    EXPECT_NEAR(partial.end, crash_at, 1e-9);
+    EXPECT_GT(partial.bytes, 0);
+    EXPECT_LT(partial.bytes, upload.bytes);
+    const auto faults = nlohmann::json::parse(read_file(cut + "/summary.json"))["faults"];
+    EXPECT_GE(faults["updates_lost"].get<int>(), 1);
+    EXPECT_EQ(faults["hospitals_lost"], 1);
+
+    expect_residual_restored(link_state(delivered + "/checkpoint.bin"), link_state(cut + "/checkpoint.bin"), 1, 0, -1,
+                             kValues, method == "topk" ? 713 : kValues);  // topk's 713 entries, every value for sign
+    // The same faults give the same bytes: the outputs and the checkpoint.
+    for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json", "checkpoint.bin"})
+      EXPECT_EQ(read_file(cut + "/" + f), read_file(again + "/" + f)) << f;
+  }
 }
 
 // Out-of-range settings are input errors naming the file, the line and the key, in the
