@@ -1,6 +1,6 @@
 // Compressed transfers in runs (issue 38, docs/guide/compression.md): the time a transfer takes
 // against its encoded size computed by hand, error feedback across transfers, determinism
-// across runs and worker counts, resume, a transfer cut by faults (to the server), and bad
+// across runs and worker counts, resume, a transfer cut by faults (to the server and through peer posts), and bad
 // settings. The codecs alone:
 // tests/test_compression.cpp. SimGrid allows one engine per process and ctest runs a suite in
 // one process: only TopkResidualAfterTwoUploadsIsSentNext starts one here, the others run the
@@ -16,6 +16,7 @@
 #include "sim/engine/federation.hpp"
 #include "sim/engine/run.hpp"
 #include "sim/engine/state_file.hpp"
+#include "models/model_spec.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 
@@ -279,6 +280,101 @@ TEST(CompressionRuns, ACutUploadGivesItsValuesBackToTheResidualAndLeavesNoRefere
     for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json", "checkpoint.bin"})
       EXPECT_EQ(read_file(cut + "/" + f), read_file(again + "/" + f)) << f;
   }
+}
+
+// FedSKD (algorithms/fedskd/): four hospitals posting their models to each other, the cnn at
+// the paper's widths 64/62/60/58 channels, on 16x16 synthetic images; `extra` appended.
+std::string fedskd_four(const std::string& extra) {
+  return R"(name: compression-fedskd
+seed: 11
+platform:
+  hospitals:
+    - {count: 1, tier: strong, name: a, model: {arch: cnn, width_multiplier: 1.0}}
+    - {count: 1, tier: medium, name: b, model: {arch: cnn, width_multiplier: 0.96875}}
+    - {count: 1, tier: medium, name: c, model: {arch: cnn, width_multiplier: 0.9375}}
+    - {count: 1, tier: weak, name: d, model: {arch: cnn, width_multiplier: 0.90625}}
+data:
+  dataset: synthetic
+  partition: {scheme: dirichlet, beta: 1.0}
+  synthetic: {train_samples: 800, test_samples: 200, height: 16, width: 16}
+model: {arch: cnn}
+training: {optimizer: adam, lr: 0.001, batch_size: 8, local_steps: 12, threads_per_worker: 1}
+algorithm: {name: fedskd}
+timing: {network: cm02}
+)" + extra;
+}
+
+// The values of each FedSKD hospital's cnn (10 classes, 1 channel, 16x16).
+std::map<std::string, int64_t> fedskd_values() {
+  std::map<std::string, int64_t> n;
+  for (const auto& [host, width] : std::map<std::string, double>{{"a-1", 1.0}, {"b-1", 0.96875}, {"c-1", 0.9375}, {"d-1", 0.90625}})
+    n[host] = models::model_cost({"cnn", 1, 16, 16, 10, width}).state_values;
+  return n;
+}
+
+// Hospital-to-hospital posts go through the uplink's codec: each of FedSKD's posts is quantized
+// to 8 bits in one bucket, 10 (header) + 8 (its min and max) + n codes + 64 (message header)
+// bytes for the sender's n values, encoded on the sender (16 operations a value) and decoded
+// on the receiver (5); bytes_peer and bytes_encoded are their sum, bytes_raw 4n + 64 each.
+TEST(CompressionRuns, PeerPostsCrossAtTheCodecsSizeAndCountAsPeerBytes) {
+  const std::string out =
+      run_in("compression-fedskd-q8", fedskd_four("stop: {rounds: 2}\n" + kQuantize8), "");
+  const auto n = fedskd_values();
+  ASSERT_EQ(n.at("a-1"), 90506);  // the cnn at width 1, as fedgrid's log gives it
+  int64_t sends = 0, encoded = 0, raw = 0;
+  using HostRound = std::pair<std::string, int>;
+  std::map<HostRound, double> encode_flops, decode_flops;
+  const auto events = test::events(out);
+  for (const auto& e : events) {
+    if (e.kind == "encode") encode_flops[{e.host, e.round}] += e.flops;
+    if (e.kind == "decode") decode_flops[{e.host, e.round}] += e.flops;
+  }
+  for (const auto& e : events) {
+    if (e.kind != "send") continue;
+    ++sends;
+    ASSERT_NE(e.host, "server");
+    ASSERT_NE(e.peer, "server");
+    const int64_t values = n.at(e.host);
+    EXPECT_EQ(e.bytes, 10 + 8 + values + 64) << e.host << " -> " << e.peer << ", round " << e.round;
+    EXPECT_DOUBLE_EQ(encode_flops[HostRound(e.host, e.round)], 16.0 * double(values)) << e.host << ", round " << e.round;
+    EXPECT_DOUBLE_EQ(decode_flops[HostRound(e.peer, e.round)], 5.0 * double(values)) << e.peer << ", round " << e.round;
+    encoded += e.bytes, raw += 4 * values + 64;
+  }
+  EXPECT_EQ(sends, 8);  // each hospital posts once a round
+  const auto summary = nlohmann::json::parse(read_file(out + "/summary.json"));
+  EXPECT_EQ(summary["bytes_peer"], encoded);
+  EXPECT_EQ(summary["bytes_up"], 0);
+  EXPECT_EQ(summary["bytes_down"], 0);
+  EXPECT_EQ(summary["compression"]["bytes_encoded"], encoded);
+  EXPECT_EQ(summary["compression"]["bytes_raw"], raw);
+  EXPECT_GT(summary["final_accuracy"].get<double>(), 0.5);  // 10 classes: it learns on what it decoded
+}
+
+// A crash of the sender cuts its post (FedSKD's round 2, d-1 to a-1, the first transfer
+// between those two) under topk 1%: the post's values go back into d-1's residual toward
+// a-1 and the pair keeps no reference (expect_residual_restored, round 2's checkpoints).
+// Posts are sent as the round begins, before the crash: both runs post the same model.
+TEST(CompressionRuns, ACutPostGivesItsValuesBackToTheSendersResidual) {
+  const std::string dir = test::temp_dir("compression-fedskd-cut");
+  test::write_file(dir + "/s.yaml",
+                   fedskd_four("stop: {rounds: 3}\noutput: {checkpoint_every: 1}\n"
+                               "compression: {uplink: {method: topk, fraction: 0.01}}\n"));
+  const std::string delivered = run_into(dir, "delivered", "");
+  const auto post = send_of(delivered, "d-1", "a-1", 2);
+  // Near the post's end, when part of its bytes has moved.
+  const double crash_at = post.end - (post.end - post.start) / 20;
+  char crashes[128];
+  std::snprintf(crashes, sizeof crashes, "hospital,crash_at_s\nd-1,%.9f\n", crash_at);
+  test::write_file(dir + "/crashes.csv", crashes);
+  const std::string cut = run_into(dir, "cut", "--set faults.crash_trace=" + dir + "/crashes.csv");
+  const auto partial = send_of(cut, "d-1", "a-1", 2);
+  EXPECT_NEAR(partial.end, crash_at, 1e-9);
+  EXPECT_LT(partial.bytes, post.bytes);
+  EXPECT_GE(nlohmann::json::parse(read_file(cut + "/summary.json"))["faults"]["updates_lost"].get<int>(), 1);
+  // Hospitals by id: a-1 0, b-1 1, c-1 2, d-1 3. k = ceil(0.01 n).
+  const int64_t values = fedskd_values().at("d-1");
+  expect_residual_restored(link_state(delivered + "/checkpoint.bin"), link_state(cut + "/checkpoint.bin"), 2, 3, 0,
+                           values, (values + 99) / 100);
 }
 
 // Out-of-range settings are input errors naming the file, the line and the key, in the
