@@ -20,6 +20,7 @@ constexpr uint64_t kIidTag = 0x11D;
 constexpr uint64_t kDirichletTag = 0xD121;
 constexpr uint64_t kShardsTag = 0x5A4D;
 constexpr uint64_t kBalancedTag = 0xBA1;
+constexpr uint64_t kCountsTag = 0xC0C;
 constexpr int kDirichletAttempts = 1000;
 
 [[noreturn]] void fail(const std::string& key, const std::string& why) {
@@ -182,6 +183,46 @@ std::vector<Indices> balanced(const std::vector<int64_t>& labels, int num_classe
   return out;
 }
 
+// Given counts (FedSKD's FedASD sites, Weng et al. 2025, Table I: each site's subjects of each
+// class): class c's samples, shuffled from the seed, are dealt to hospitals 0, 1, ... in turn,
+// counts[h][c] each; what no row asks for is dealt to no one.
+std::vector<Indices> given_counts(const std::vector<int64_t>& labels, int num_classes, int hospitals,
+                                  const PartitionOptions& o) {
+  const auto& counts = o.counts;
+  if (int64_t(counts.size()) != hospitals)
+    fail("partition.counts", "has " + std::to_string(counts.size()) + " rows; there are " + std::to_string(hospitals) +
+                                 " hospitals (a row per hospital)");
+  for (size_t h = 0; h < counts.size(); ++h) {
+    if (int64_t(counts[h].size()) != num_classes)
+      fail("partition.counts", "row " + std::to_string(h) + " has " + std::to_string(counts[h].size()) +
+                                   " counts; there are " + std::to_string(num_classes) + " classes (a column per class)");
+    for (size_t c = 0; c < counts[h].size(); ++c)
+      if (counts[h][c] < 0)
+        fail("partition.counts", "row " + std::to_string(h) + ", class " + std::to_string(c) + ": " +
+                                     std::to_string(counts[h][c]) + " is negative");
+  }
+  std::vector<Indices> by_class = group_by_class(labels, num_classes);
+  for (int c = 0; c < num_classes; ++c) {
+    int64_t asked = 0;
+    for (const auto& row : counts) asked += row[size_t(c)];
+    if (asked > int64_t(by_class[size_t(c)].size()))
+      fail("partition.counts", "class " + std::to_string(c) + ": the rows ask for " + std::to_string(asked) +
+                                   " samples; the pool holds " + std::to_string(by_class[size_t(c)].size()));
+  }
+  Rng rng(mix_seed(o.seed, kCountsTag));
+  std::vector<Indices> out(static_cast<size_t>(hospitals));
+  for (size_t c = 0; c < by_class.size(); ++c) {
+    rng.shuffle(by_class[c]);
+    auto it = by_class[c].begin();
+    for (int h = 0; h < hospitals; ++h) {
+      const int64_t take = counts[size_t(h)][c];
+      out[size_t(h)].insert(out[size_t(h)].end(), it, it + take);
+      it += take;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_classes,
@@ -193,6 +234,7 @@ std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_class
     case PartitionScheme::Dirichlet: out = dirichlet(labels, num_classes, hospitals, options); break;
     case PartitionScheme::Shards: out = shards(labels, num_classes, hospitals, options); break;
     case PartitionScheme::Balanced: out = balanced(labels, num_classes, hospitals, options.seed); break;
+    case PartitionScheme::Counts: out = given_counts(labels, num_classes, hospitals, options); break;
   }
   for (Indices& list : out) std::sort(list.begin(), list.end());
   return out;

@@ -15,11 +15,13 @@ struct PartitionOptions {
   int classes_per_hospital = 2;  // shards: k classes per hospital
   int64_t min_samples = 10;      // dirichlet: redraw until every hospital has this many
   uint64_t seed = 1;
+  std::vector<std::vector<int64_t>> counts;  // counts: counts[h][c] samples of class c for hospital h
 };
 
 // Returns one index list per hospital (sorted ascending), disjoint, covering the pool
 // (shards: every sample of the classes dealt; balanced: an equal count of every class per
-// hospital, the remainder dealt to no one). Throws std::invalid_argument on impossible
+// hospital, the remainder dealt to no one; counts: each hospital's counts, a class's samples
+// beyond its column's total dealt to no one). Throws std::invalid_argument on impossible
 // requests (more hospitals than samples, k > classes, ...), message naming the option.
 std::vector<Indices> partition(const std::vector<int64_t>& labels, int num_classes,
                                int hospitals, const PartitionOptions& options);

@@ -6,7 +6,8 @@
 namespace fedgrid::data {
 
 // iid: a shuffled equal deal; dirichlet: label skew of concentration beta; shards: k classes per
-// hospital; balanced: an equal count of every class per hospital.
-enum class PartitionScheme { Iid, Dirichlet, Shards, Balanced };
+// hospital; balanced: an equal count of every class per hospital; counts: each hospital's count
+// of each class as given (data.partition.counts).
+enum class PartitionScheme { Iid, Dirichlet, Shards, Balanced, Counts };
 
 }  // namespace fedgrid::data

@@ -6,17 +6,42 @@
 namespace fedgrid::data {
 namespace {
 
-// Appends the samples of `from` whose label is kept, relabelled into the unified space.
-void append_kept(Dataset& into, const Dataset& from, const std::vector<int>& label_map, int offset, int64_t limit) {
+// Appends the samples of `from` whose label is kept, relabelled into the unified space: the
+// first `limit` of them (0: all), or with per_class non-empty the first per_class[k] of kept class k.
+void append_kept(Dataset& into, const Dataset& from, const std::vector<int>& label_map, int offset, int64_t limit,
+                 const std::vector<int>& per_class = {}) {
   const size_t pixels = size_t(from.shape.pixels());
   int64_t kept = 0;
+  std::vector<int64_t> kept_of(per_class.size(), 0);
   for (int64_t i = 0; i < from.size() && (limit <= 0 || kept < limit); ++i) {
     const int mapped = label_map[size_t(from.labels[size_t(i)])];
     if (mapped < 0) continue;
+    if (!per_class.empty() && kept_of[size_t(mapped)]++ >= per_class[size_t(mapped)]) continue;
     ++kept;
     into.labels.push_back(offset + mapped);
     into.images.insert(into.images.end(), from.images.begin() + i * int64_t(pixels),
                        from.images.begin() + (i + 1) * int64_t(pixels));
+  }
+}
+
+// class_counts against the task's kept classes and the samples its dataset has of each.
+void check_class_counts(size_t t, const TaskSource& task, const std::vector<int>& kept) {
+  const auto& counts = task.class_counts;
+  if (counts.empty()) return;
+  auto refuse = [t](const std::string& why) { throw TaskError(t, "class_counts", ": class_counts " + why); };
+  if (task.train_samples > 0)
+    refuse("not with train_samples (keep the first N samples, or the first n_c of each class)");
+  if (counts.size() != kept.size())
+    refuse("has " + std::to_string(counts.size()) + " counts; the task keeps " + std::to_string(kept.size()) +
+           " classes (one count per class, in order)");
+  std::vector<int64_t> available(size_t(task.data.train.num_classes), 0);
+  for (int64_t label : task.data.train.labels) ++available[size_t(label)];
+  for (size_t k = 0; k < kept.size(); ++k) {
+    if (counts[k] < 0)
+      refuse("count " + std::to_string(k) + " is " + std::to_string(counts[k]) + "; counts are 0 or more");
+    if (counts[k] > available[size_t(kept[k])])
+      refuse("asks for " + std::to_string(counts[k]) + " training samples of class " + std::to_string(kept[k]) + "; " +
+             task.data.train.name + " has " + std::to_string(available[size_t(kept[k])]));
   }
 }
 
@@ -32,10 +57,10 @@ MergedTasks merge_tasks(const std::vector<TaskSource>& tasks) {
     const auto& task = tasks[t];
     const auto& s = task.data.train.shape;
     if (s.channels != shape.channels || s.height != shape.height || s.width != shape.width)
-      throw std::invalid_argument("task " + std::to_string(t) + " has " + std::to_string(s.channels) + "x" +
-                                  std::to_string(s.height) + "x" + std::to_string(s.width) + " images, task 0 " +
-                                  std::to_string(shape.channels) + "x" + std::to_string(shape.height) + "x" +
-                                  std::to_string(shape.width) + " (data.resize can equalise sides, not channels)");
+      throw TaskError(t, "", " has " + std::to_string(s.channels) + "x" + std::to_string(s.height) + "x" +
+                                 std::to_string(s.width) + " images, task 0 " + std::to_string(shape.channels) + "x" +
+                                 std::to_string(shape.height) + "x" + std::to_string(shape.width) +
+                                 " (data.resize can equalise sides, not channels)");
     const int available = task.data.train.num_classes;
     std::vector<int> label_map(size_t(available), -1);
     std::vector<int> kept = task.classes;
@@ -43,19 +68,18 @@ MergedTasks merge_tasks(const std::vector<TaskSource>& tasks) {
       for (int c = 0; c < available; ++c) kept.push_back(c);
     for (size_t k = 0; k < kept.size(); ++k) {
       if (kept[k] < 0 || kept[k] >= available)
-        throw std::invalid_argument("task " + std::to_string(t) + ": class " + std::to_string(kept[k]) +
-                                    " is not in " + task.data.train.name + " (classes 0.." +
-                                    std::to_string(available - 1) + ")");
+        throw TaskError(t, "classes", ": class " + std::to_string(kept[k]) + " is not in " + task.data.train.name +
+                                          " (classes 0.." + std::to_string(available - 1) + ")");
       if (label_map[size_t(kept[k])] >= 0)
-        throw std::invalid_argument("task " + std::to_string(t) + ": class " + std::to_string(kept[k]) + " listed twice");
+        throw TaskError(t, "classes", ": class " + std::to_string(kept[k]) + " listed twice");
       label_map[size_t(kept[k])] = int(k);
     }
+    check_class_counts(t, task, kept);
     TaskRange range{out.data.train.size(), 0, offset, int(kept.size())};
-    append_kept(out.data.train, task.data.train, label_map, offset, task.train_samples);
+    append_kept(out.data.train, task.data.train, label_map, offset, task.train_samples, task.class_counts);
     append_kept(out.data.test, task.data.test, label_map, offset, 0);
     range.end = out.data.train.size();
-    if (range.end == range.begin)
-      throw std::invalid_argument("task " + std::to_string(t) + " keeps no training samples");
+    if (range.end == range.begin) throw TaskError(t, "", " keeps no training samples");
     out.train_ranges.push_back(range);
     offset += int(kept.size());
     name += (name.empty() ? "" : "+") + task.data.train.name;

@@ -15,6 +15,19 @@ struct TaskSource {
   TrainTest data;
   std::vector<int> classes;  // original labels kept, in this order; empty = all of them
   int64_t train_samples = 0;  // > 0: only the first this many kept training samples (UniFed's code keeps 8,000)
+  // Non-empty: only the first class_counts[k] training samples of kept class k (a dataset's
+  // class sizes, e.g. Derm7pt's for FedSKD's FedSkin stand-in); not with train_samples.
+  std::vector<int> class_counts;
+};
+
+// A task refused: which task, and which of its keys ("classes", "class_counts"; "" for the
+// task as a whole), so that the caller can name data.tasks[i].<key> and its line. The message
+// is "task <i>" followed by `rest` (": class 5 is not in ...", " keeps no training samples").
+struct TaskError : std::invalid_argument {
+  TaskError(size_t task, std::string key, const std::string& rest)
+      : std::invalid_argument("task " + std::to_string(task) + rest), task(task), key(std::move(key)) {}
+  size_t task;
+  std::string key;
 };
 
 struct TaskRange {
@@ -27,8 +40,8 @@ struct MergedTasks {
   std::vector<TaskRange> train_ranges;  // one per task, in order
 };
 
-// Throws std::invalid_argument (naming the task by index) when a class is not in its dataset
-// or the tasks' image shapes differ.
+// Throws TaskError (naming the task by index) when a class is not in its dataset, the tasks'
+// image shapes differ, or class_counts does not fit the task's classes or dataset.
 MergedTasks merge_tasks(const std::vector<TaskSource>& tasks);
 
 // Bilinear resize of every image to side x side (half-pixel centres, edges clamped: what

@@ -223,7 +223,7 @@ std::vector<Case> cases() {
        scenario(kStarPlatform, kTimingOnly,
                 "data:\n  synthetic: {train_samples: 100, test_samples: 20, height: 12, width: 12}\n"
                 "  tasks: [{dataset: synthetic, hospitals: 3, classes: [11]}]\n"),
-       "key 'data.tasks': task 0: class 11 is not in"},
+       "key 'data.tasks[0].classes': task 0: class 11 is not in"},
 
       // ---- the surrogate accuracy curve
       {"surrogate-missing", {}, scenario(kStarPlatform, surrogate),

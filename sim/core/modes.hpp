@@ -67,7 +67,8 @@ constexpr std::span<const ModeName<DeviceChoice>> modes_of(DeviceChoice) { retur
 inline constexpr ModeName<data::PartitionScheme> kPartitionSchemes[] = {{data::PartitionScheme::Iid, "iid"},
                                                                         {data::PartitionScheme::Dirichlet, "dirichlet"},
                                                                         {data::PartitionScheme::Shards, "shards"},
-                                                                        {data::PartitionScheme::Balanced, "balanced"}};
+                                                                        {data::PartitionScheme::Balanced, "balanced"},
+                                                                        {data::PartitionScheme::Counts, "counts"}};
 constexpr std::span<const ModeName<data::PartitionScheme>> modes_of(data::PartitionScheme) { return kPartitionSchemes; }
 
 // platform.hospitals[].vary.<figure>.dist: how a group's hospitals draw the figure

@@ -67,6 +67,38 @@ void shift_site(World& world, const Group& g, int h) {
     data::shift_samples(world.data.train, *samples, shift, g.pixels, site_seed);
 }
 
+// data.partition.counts is one table over every hospital and every class of the unified label
+// space. Its shape is checked here, where both are known; each group is dealt its own rows and
+// its task's columns, and a count in another task's column is refused (that task's hospitals
+// hold its samples alone).
+void check_counts_shape(const Scenario& s, int hospitals, int classes) {
+  if (s.data.partition_scheme != data::PartitionScheme::Counts) return;
+  const auto& rows = s.data.partition_counts;
+  if (int(rows.size()) != hospitals)
+    throw s.error_at("data.partition.counts", "has " + std::to_string(rows.size()) + " rows; the platform has " +
+                                                  std::to_string(hospitals) + " hospitals (a row per hospital, in order)");
+  for (size_t h = 0; h < rows.size(); ++h)
+    if (int(rows[h].size()) != classes)
+      throw s.error_at("data.partition.counts", "row " + std::to_string(h) + " has " + std::to_string(rows[h].size()) +
+                                                    " counts; the data has " + std::to_string(classes) +
+                                                    " classes (a column per class)");
+}
+
+std::vector<std::vector<int64_t>> group_counts(const Scenario& s, const Group& g) {
+  std::vector<std::vector<int64_t>> out;
+  for (int k = 0; k < g.count; ++k) {
+    const auto& row = s.data.partition_counts[size_t(g.first + k)];
+    for (int c = 0; c < int(row.size()); ++c)
+      if (row[size_t(c)] != 0 && (c < g.range.label_offset || c >= g.range.label_offset + g.range.classes))
+        throw s.error_at("data.partition.counts",
+                         "row " + std::to_string(g.first + k) + " asks for class " + std::to_string(c) +
+                             ", which its task does not hold (its classes are " + std::to_string(g.range.label_offset) +
+                             ".." + std::to_string(g.range.label_offset + g.range.classes - 1) + ")");
+    out.emplace_back(row.begin() + g.range.label_offset, row.begin() + g.range.label_offset + g.range.classes);
+  }
+  return out;
+}
+
 void deal(World& world, const Group& g, data::Indices& server_pool) {
   const Scenario& s = world.scenario;
   const auto& labels = world.data.train.labels;
@@ -82,12 +114,21 @@ void deal(World& world, const Group& g, data::Indices& server_pool) {
   std::vector<int64_t> local_labels(pool.size());
   for (size_t i = 0; i < pool.size(); ++i) local_labels[i] = labels[size_t(pool[i])] - g.range.label_offset;
   data::PartitionOptions po{s.data.partition_scheme, s.data.beta, s.data.classes_per_hospital, s.data.min_samples,
-                            mix_seed(s.seed, kPartition, uint64_t(g.first))};
+                            mix_seed(s.seed, kPartition, uint64_t(g.first)), {}};
+  if (s.data.partition_scheme == data::PartitionScheme::Counts) po.counts = group_counts(s, g);
   std::vector<data::Indices> held;
   try {
     held = data::partition(local_labels, g.range.classes, g.count, po);
   } catch (const std::invalid_argument& e) {
-    throw s.error_at("data.partition", e.what());
+    if (s.data.partition_scheme != data::PartitionScheme::Counts) throw s.error_at("data.partition", e.what());
+    // The group's rows and columns are the table's own when there is one group; with data.tasks,
+    // say which part of the table the partitioner's row and class numbers count from.
+    const std::string part = s.data.tasks.empty() ? ""
+                                                   : " (rows from " + std::to_string(g.first) + ", classes from " +
+                                                         std::to_string(g.range.label_offset) + ")";
+    std::string why = e.what();
+    if (why.rfind("partition.counts: ", 0) == 0) why.erase(0, 18);  // the key is named already
+    throw s.error_at("data.partition.counts", why + part);
   }
   for (int k = 0; k < g.count; ++k) {
     for (auto& i : held[size_t(k)]) i = pool[size_t(i)];  // positions in the pool -> dataset indices
@@ -154,10 +195,12 @@ void set_up_data(World& world, int hospitals) {
     std::vector<data::TaskSource> sources;
     for (size_t i = 0; i < s.data.tasks.size(); ++i)
       sources.push_back({load_dataset(s, s.data.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset"),
-                         s.data.tasks[i].classes, s.data.tasks[i].train_samples});
+                         s.data.tasks[i].classes, s.data.tasks[i].train_samples, s.data.tasks[i].class_counts});
     data::MergedTasks merged;
     try {
       merged = data::merge_tasks(sources);
+    } catch (const data::TaskError& e) {
+      throw s.error_at(e.key.empty() ? "data.tasks" : "data.tasks[" + std::to_string(e.task) + "]." + e.key, e.what());
     } catch (const std::invalid_argument& e) {
       throw s.error_at("data.tasks", e.what());
     }
@@ -181,6 +224,7 @@ void set_up_data(World& world, int hospitals) {
 
   world.splits.assign(size_t(hospitals), {});
   if (!world.sample_counts.empty()) return;  // timing-only: every hospital holds a count, no samples
+  check_counts_shape(s, hospitals, world.data.train.num_classes);
   data::Indices server_pool;
   for (const auto& g : groups) deal(world, g, server_pool);
   if (!server_pool.empty())

@@ -106,6 +106,14 @@ std::vector<CrossKeyRule> platform_rules() {
        [](S s) { return unknown_dataset(s.data.dataset); }},
       {{"data.label_map", "data.tasks"}, [](S s) { return !s.data.label_map.empty() && !s.data.tasks.empty(); },
        says("relabels data.dataset; with data.tasks each task's classes key selects its labels")},
+      // data.partition.counts is the counts scheme's whole input: one without the other would either
+      // fail later for want of rows or be silently ignored.
+      {{"data.partition.scheme", "data.partition.counts"},
+       [](S s) { return s.data.partition_scheme == data::PartitionScheme::Counts && s.data.partition_counts.empty(); },
+       says("counts needs data.partition.counts: a row per hospital, a column per class, e.g. [[76, 96], [128, 116]]")},
+      {{"data.partition.counts", "data.partition.scheme"},
+       [](S s) { return s.data.partition_scheme != data::PartitionScheme::Counts && !s.data.partition_counts.empty(); },
+       says("used only with data.partition.scheme: counts")},
       {{"data.augment.scale_min", "data.augment.scale_max"},
        [](S s) { return s.data.augment.scale_min > s.data.augment.scale_max; },
        [](S s) {

@@ -144,7 +144,8 @@ class KeySet {
     else if constexpr (std::is_floating_point_v<T>) return KeyType::Float;
     else if constexpr (std::is_same_v<T, std::string>) return KeyType::String;
     else if constexpr (std::is_same_v<T, std::vector<int>>) return KeyType::IntList;
-    else static_assert(sizeof(T) == 0, "a key binds to bool, an integer, a floating-point number, a string or ints");
+    else if constexpr (std::is_same_v<T, std::vector<std::vector<int>>>) return KeyType::IntTable;
+    else static_assert(sizeof(T) == 0, "a key binds to bool, an integer, a floating-point number, a string, ints or rows of ints");
   }
   struct Key {
     KeyDecl decl;

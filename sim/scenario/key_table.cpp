@@ -82,6 +82,7 @@ std::string type_name(KeyType t) {
     case KeyType::Map: return "mapping";
     case KeyType::List: return "list";
     case KeyType::IntList: return "integers";
+    case KeyType::IntTable: return "integer rows";
     case KeyType::ModelChoice: return "an arch name or a mapping";
   }
   return "?";

@@ -8,8 +8,10 @@
 
 namespace fedgrid {
 
-// List: of mappings. ModelChoice: an arch name, or a mapping of the keys below it.
-enum class KeyType { Int, Float, String, Bool, Map, List, IntList, ModelChoice };
+// List: of mappings. ModelChoice: an arch name, or a mapping of the keys below it. IntTable: a
+// list of lists of integers (data.partition.counts: a row per hospital). Appended last: key_transfer.cpp
+// sends a type as its number.
+enum class KeyType { Int, Float, String, Bool, Map, List, IntList, ModelChoice, IntTable };
 
 struct KeyDecl {
   std::string path;          // dotted; "[]" marks the items of a list, e.g. platform.hospitals[].count

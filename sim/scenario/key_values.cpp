@@ -48,6 +48,8 @@ template std::optional<uint64_t> KeyValues::value<uint64_t>(const std::string&) 
 template std::optional<double> KeyValues::value<double>(const std::string&) const;
 template std::optional<std::string> KeyValues::value<std::string>(const std::string&) const;
 template std::optional<std::vector<int>> KeyValues::value<std::vector<int>>(const std::string&) const;
+template std::optional<std::vector<std::vector<int>>> KeyValues::value<std::vector<std::vector<int>>>(
+    const std::string&) const;
 
 bool KeyValues::given(const std::string& name) const {
   const YAML::Node n = walk(node_->yaml, name);

@@ -14,7 +14,7 @@ class KeyValues {
   KeyValues();  // empty: every key at its default
   // The key's value (dotted name below the prefix, e.g. "expansions.weak"), else its declared
   // default; nullopt when neither. T: bool, int, int64_t, uint64_t, double, std::string,
-  // std::vector<int>.
+  // std::vector<int>, std::vector<std::vector<int>>.
   template <class T>
   std::optional<T> value(const std::string& name) const;
   bool given(const std::string& name) const;      // set (not null) in the file or by --set

@@ -52,6 +52,7 @@ struct DataTask {
   std::string dataset;       // as data.dataset, paths resolved
   std::vector<int> classes;  // original labels kept, in order; empty = all
   int64_t train_samples = 0;  // 0 = all
+  std::vector<int> class_counts;  // the first n_c training samples of each kept class; empty = all
   int hospitals = 1;
   int line = 0;
 };
@@ -87,6 +88,7 @@ struct Scenario {
     double beta = 0.5;
     int classes_per_hospital = 2;
     int64_t min_samples = 10;
+    std::vector<std::vector<int>> partition_counts;  // counts: a row per hospital, a column per class
     double split_train = 0.7, split_val = 0.1, split_test = 0.2;
     int split_folds = 0, split_fold = 1;  // K-fold cross-validation: fold k of K is the test split
     int64_t synthetic_train = 2000, synthetic_test = 500;

@@ -145,19 +145,16 @@ class Validator {
         break;  // a scalar: an arch name, checked below
       case KeyType::IntList:
         if (!v.IsSequence() || v.size() == 0) return wrong(describe(v));
-        for (size_t i = 0; i < v.size(); ++i) {
-          const std::string item = where + "[" + std::to_string(i) + "]";
-          int64_t x = 0;
-          try {
-            x = v[i].as<int64_t>();
-          } catch (const YAML::Exception&) {
-            add(line_of(v[i], item), item, "expected an integer, got " + describe(v[i]), where);
+        return check_ints(decl, v, where, where);
+      case KeyType::IntTable:
+        if (!v.IsSequence() || v.size() == 0) return wrong(describe(v));
+        for (size_t r = 0; r < v.size(); ++r) {
+          const std::string row = where + "[" + std::to_string(r) + "]";
+          if (!v[r].IsSequence() || v[r].size() == 0) {
+            add(line_of(v[r], row), row, "expected a list of integers, got " + describe(v[r]), where);
             continue;
           }
-          if (decl.min && double(x) < *decl.min)
-            add(line_of(v[i], item), item, "must be >= " + fmt(*decl.min) + ", got " + std::to_string(x), where);
-          if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())  // the list holds ints
-            add(line_of(v[i], item), item, "out of range, got " + std::to_string(x), where);
+          check_ints(decl, v[r], row, where);
         }
         return;
       default:
@@ -184,6 +181,24 @@ class Validator {
       std::string list;
       for (const auto& a : decl.allowed) list += (list.empty() ? "" : ", ") + a;
       add(line, where, "'" + text + "' is not one of: " + list, where);
+    }
+  }
+
+  // The integers of one list (an IntList, or a row of an IntTable): each an int within decl.min.
+  void check_ints(const KeyDecl& decl, const YAML::Node& list, const std::string& at, const std::string& where) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string item = at + "[" + std::to_string(i) + "]";
+      int64_t x = 0;
+      try {
+        x = list[i].as<int64_t>();
+      } catch (const YAML::Exception&) {
+        add(line_of(list[i], item), item, "expected an integer, got " + describe(list[i]), where);
+        continue;
+      }
+      if (decl.min && double(x) < *decl.min)
+        add(line_of(list[i], item), item, "must be >= " + fmt(*decl.min) + ", got " + std::to_string(x), where);
+      if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())  // the list holds ints
+        add(line_of(list[i], item), item, "out of range, got " + std::to_string(x), where);
     }
   }
 

@@ -16,6 +16,10 @@ KeySet<DataTask> data_task_keys() {
       .add("train_samples", &D::train_samples, none,
            "Keep only the first N training samples of this task (after the class filter), as UniFed's code keeps 8,000",
            {.min = 1})
+      .add("class_counts", &D::class_counts, none,
+           "Keep only the first n_c training samples of each kept class, one count per class in the order of classes "
+           "(of every class when classes is not given), e.g. Derm7pt's class sizes; not with train_samples",
+           {.min = 0})
       .add("hospitals", &D::hospitals, none, "Number of hospitals holding this task", {.min = 1, .required = true});
 }
 
@@ -27,13 +31,21 @@ void pool_keys(Keys& k) {
                          "synthetic | fashion-mnist | idx:<dir> | npz:<MedMNIST .npz file>")
       .group("data.partition", "How the training pool is dealt to hospitals");
   k.bind_mode<data::PartitionScheme>("data.partition.scheme", [](S& s) -> auto& { return s.data.partition_scheme; },
-                                     "iid", "iid | dirichlet | shards | balanced (equal count of every class per hospital)")
+                                     "iid",
+                                     "iid | dirichlet | shards | balanced (equal count of every class per hospital) | "
+                                     "counts (each hospital's count of each class: data.partition.counts)")
       .bind<double>("data.partition.beta", [](S& s) -> auto& { return s.data.beta; }, "0.5",
                     "dirichlet: label-skew concentration (smaller = more skewed)", {.min = 0, .min_exclusive = true})
       .bind<int>("data.partition.classes_per_hospital", [](S& s) -> auto& { return s.data.classes_per_hospital; }, "2",
                  "shards: classes per hospital", {.min = 1})
       .bind<int64_t>("data.partition.min_samples", [](S& s) -> auto& { return s.data.min_samples; }, "10",
                      "dirichlet: redraw until every hospital holds this many", {.min = 0})
+      .bind<std::vector<std::vector<int>>>(
+          "data.partition.counts", [](S& s) -> auto& { return s.data.partition_counts; }, none,
+          "counts: a row per hospital (in hospital order), a column per class (of the unified label space with "
+          "data.tasks), e.g. [[76, 96], [128, 116]]: each class's samples are shuffled from the seed and dealt in "
+          "these counts; samples beyond a class's total are dealt to no one",
+          {.min = 0})
       .group("data.split", "Each hospital's stratified train/val/test split")
       .bind<double>("data.split.train", [](S& s) -> auto& { return s.data.split_train; }, "0.7",
                     "Share of a hospital's samples used for training", {.min = 0, .max = 1})
