@@ -22,6 +22,7 @@
 #include "sim/cli/calibrate.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/cli/compare.hpp"
+#include "sim/cli/mpi_run.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/metric_table.hpp"
 #include "sim/engine/run.hpp"
@@ -187,14 +188,22 @@ void write_run_record(const Args& a, const Scenario& s) {
   write_file_atomically(s.output.dir + "/run.json", record.dump(2) + "\n");
 }
 
-int run_and_report(const Scenario& s, RunOptions options) {
-  options.progress = true;
-  RunSummary r = algorithms::run_algorithm(s, options);
-  auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.2f}%", *x * 100) : std::string("-"); };
-  fmt::print("{}: {} rounds ({}), final accuracy {}, best {}, simulated {:.1f} s, {:.1f} MB, {:.0f} J -> {}\n",
-             r.scenario, r.rounds, r.stop_reason, pct(r.real("final_accuracy")), pct(r.real("best_accuracy")),
-             r.sim_time_s, double(r.integer("bytes_total").value_or(0)) / 1e6, r.energy_j, s.output.dir);
-  return 0;
+int run_and_report(Scenario s, RunOptions options) {
+  // training.executor: mpi: this process is one rank, and rank 0 alone reports.
+  std::unique_ptr<MpiRun> mpi;
+  if (s.training.executor == ExecutorMode::Mpi) mpi = std::make_unique<MpiRun>(s, options);
+  const bool reports = !mpi || mpi->leads();
+  options.progress = reports;
+  auto body = [&] {
+    RunSummary r = algorithms::run_algorithm(s, options);
+    auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.2f}%", *x * 100) : std::string("-"); };
+    if (reports)
+      fmt::print("{}: {} rounds ({}), final accuracy {}, best {}, simulated {:.1f} s, {:.1f} MB, {:.0f} J -> {}\n",
+                 r.scenario, r.rounds, r.stop_reason, pct(r.real("final_accuracy")), pct(r.real("best_accuracy")),
+                 r.sim_time_s, double(r.integer("bytes_total").value_or(0)) / 1e6, r.energy_j, s.output.dir);
+    return 0;
+  };
+  return mpi ? mpi->run(body) : body();
 }
 
 int run(const Args& a) {

@@ -4,7 +4,7 @@
 // compares strings; its names are declared once, here: the key's allowed values (and so the
 // "is not one of" message), the reader, and the name outputs print (summary.json).
 // Shared vocabulary (sim/core): the compute side (sim/jobs) takes LrSchedule, Optimizer,
-// Precision, DeviceChoice and Fuse, the partitioner (data/) its PartitionScheme.
+// Precision, DeviceChoice, Fuse and ExecutorMode, the partitioner (data/) its PartitionScheme.
 #include <optional>
 #include <span>
 #include <string>
@@ -62,6 +62,13 @@ enum class DeviceChoice { Auto, Cpu, Cuda };
 inline constexpr ModeName<DeviceChoice> kDeviceChoices[] = {
     {DeviceChoice::Auto, "auto"}, {DeviceChoice::Cpu, "cpu"}, {DeviceChoice::Cuda, "cuda"}};
 constexpr std::span<const ModeName<DeviceChoice>> modes_of(DeviceChoice) { return kDeviceChoices; }
+
+// training.executor: where a run's training jobs compute: this process's executor threads, or
+// spread over the ranks of an MPI launch, every rank simulating the same run
+// (sim/jobs/job_exchange.hpp; docs/guide/mpi-executor.md).
+enum class ExecutorMode { Local, Mpi };
+inline constexpr ModeName<ExecutorMode> kExecutorModes[] = {{ExecutorMode::Local, "local"}, {ExecutorMode::Mpi, "mpi"}};
+constexpr std::span<const ModeName<ExecutorMode>> modes_of(ExecutorMode) { return kExecutorModes; }
 
 // data.partition.scheme (data/partition.hpp).
 inline constexpr ModeName<data::PartitionScheme> kPartitionSchemes[] = {{data::PartitionScheme::Iid, "iid"},

@@ -28,6 +28,7 @@
 #include "sim/engine/state_file.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
+#include "sim/jobs/job_exchange.hpp"
 #include "sim/engine/world.hpp"
 
 namespace fedgrid {
@@ -344,7 +345,7 @@ SetupView setup_view(Federation& fed, const World& world) {
 }
 
 // The real training's side of a run: initial weights, device, the executor and its queue.
-void prepare_compute(World& world, const Scenario& s) {
+void prepare_compute(World& world, const Scenario& s, JobExchange* exchange) {
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   if (s.training.timing_only) {
     world.perf.workers = 0;  // nothing to compute for real
@@ -370,7 +371,29 @@ void prepare_compute(World& world, const Scenario& s) {
   world.executor = std::make_unique<Executor>(world.perf.workers,
                                               [t = world.perf.threads_per_worker] { init_torch_worker(t); });
   world.training = std::make_unique<TrainingQueue>(*world.executor, world.perf.training_busy,
-                                                   fuse_limit_of(s.training.fuse, world.device));
+                                                   fuse_limit_of(s.training.fuse, world.device), exchange);
+}
+
+// set_up and prepare_compute; under training.executor: mpi on every rank, which then agree
+// before round 1: a rank that cannot load the data or its device refuses the run for all.
+std::unique_ptr<SetUp> set_up_compute(const Scenario& s, const RunOptions& options) {
+  std::unique_ptr<SetUp> setup;
+  std::exception_ptr failure;
+  std::string why;
+  try {
+    setup = set_up(s, options);
+    prepare_compute(setup->world, s, options.exchange);
+  } catch (const std::exception& e) {
+    if (!options.exchange) throw;
+    failure = std::current_exception(), why = e.what();
+  }
+  if (!options.exchange) return setup;
+  const auto first = options.exchange->agree_set_up(bool(failure), why);
+  if (first && first->first == options.exchange->rank()) std::rethrow_exception(failure);
+  if (first)
+    throw s.error_at("training.executor",
+                     "rank " + std::to_string(first->first) + " of the MPI launch cannot set up: " + first->second);
+  return setup;
 }
 
 // perf.json: where the run's wall time went (never part of the deterministic outputs).
@@ -395,6 +418,8 @@ void write_perf(const std::string& dir, const World& world, const Recorder& reco
                    // training.fuse: jobs trained inside fused jobs, and how many fused jobs.
                    {"training_jobs_fused", double(world.training->fused_members())},
                    {"fused_jobs", double(world.training->fused_jobs())},
+                   // training.executor: mpi: jobs this rank took from the others.
+                   {"training_jobs_on_other_ranks", double(world.training->jobs_on_other_ranks())},
                    {"peak_rss_mib", peak_rss_mib()},
                    {"workers", p.workers},
                    {"threads_per_worker", p.threads_per_worker},
@@ -403,10 +428,9 @@ void write_perf(const std::string& dir, const World& world, const Recorder& reco
 
 RunSummary simulate(const Scenario& s, const RunOptions& options, const std::function<void(Federation&)>& protocol) {
   const auto t_start = std::chrono::steady_clock::now();
-  const auto setup = set_up(s, options);
+  const auto setup = set_up_compute(s, options);
   World& world = setup->world;
   const int n = setup->hospitals;
-  prepare_compute(world, s);
   world.perf.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
 
   world.round_columns = options.round_columns, world.hospital_columns = options.hospital_columns;

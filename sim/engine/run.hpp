@@ -13,6 +13,7 @@
 namespace fedgrid {
 
 class Federation;
+class JobExchange;  // sim/jobs/job_exchange.hpp
 
 // Checks what needs more than the key table: tiers exist, the model fits the data, the data
 // files are there. Throws InputError. Does not load data or start a simulation. (What the
@@ -49,6 +50,9 @@ struct RunOptions {
   // in set_up_only runs too: the algorithm's requirements (algorithms::run_algorithm sets it).
   // Throws InputError.
   std::function<void(const SetupView&)> check;
+  // training.executor: mpi: this rank's share of the launch (sim/cli/mpi_run.hpp opens it). The
+  // ranks agree on their set-up before round 1, and training jobs are spread over them.
+  JobExchange* exchange = nullptr;
 };
 
 // What `fedgrid validate` checks: check_scenario, then everything run_scenario loads before

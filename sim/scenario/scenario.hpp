@@ -128,6 +128,7 @@ struct Scenario {
     Fuse fuse;                              // same-shape jobs of a round trained as one batched model
     std::string fuse_text = "off";          // training.fuse as written: the rule that refuses it quotes it
     int workers = 0, threads_per_worker = 1;
+    ExecutorMode executor = ExecutorMode::Local;  // mpi: jobs spread over an MPI launch's ranks
   } training;
 
   struct Algorithm {

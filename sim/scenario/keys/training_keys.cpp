@@ -39,7 +39,7 @@ void optimisation_keys(Keys& k) {
                      {.min = 0});
 }
 
-// training.device, precision, deterministic, fuse, workers, threads_per_worker.
+// training.device, precision, deterministic, fuse, workers, threads_per_worker, executor.
 void arithmetic_keys(Keys& k) {
   using S = Scenario;
   // training.device's and training.fuse's "auto" is resolved against the machine at set-up
@@ -65,6 +65,8 @@ void arithmetic_keys(Keys& k) {
       .bind<int>("training.threads_per_worker", [](S& s) -> auto& { return s.training.threads_per_worker; }, "1",
                  "Torch intra-op threads of each job; changes the arithmetic (reduction order), so it is never derived from the core count or training.workers, and summary.json records it",
                  {.min = 1});
+  k.bind_mode<ExecutorMode>("training.executor", [](S& s) -> auto& { return s.training.executor; }, "local",
+                            "local | mpi: mpi spreads the training jobs of one run over the ranks of `mpirun -np N fedgrid run` (or srun), every rank simulating the same run; outputs are the same bytes as local (docs/guide/mpi-executor.md)");
 }
 
 }  // namespace

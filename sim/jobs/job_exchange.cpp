@@ -1,0 +1,268 @@
+// The MPI executor's messages and its communication thread (see job_exchange.hpp).
+#include "sim/jobs/job_exchange.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace fedgrid {
+namespace {
+
+// A message: kind, job, then the outcome (kOutcome), the reason (kFailure) or nothing (kDone,
+// a rank's last message: MPI keeps one sender's messages in order, so nothing of it follows).
+enum Kind : uint8_t { kOutcome = 0, kFailure = 1, kDone = 2 };
+
+template <class T>
+void put(std::vector<char>& out, const T& value) {
+  const char* p = reinterpret_cast<const char*>(&value);
+  out.insert(out.end(), p, p + sizeof(T));
+}
+template <class T>
+void put_all(std::vector<char>& out, const std::vector<T>& values) {
+  put(out, uint64_t(values.size()));
+  const char* p = reinterpret_cast<const char*>(values.data());
+  out.insert(out.end(), p, p + values.size() * sizeof(T));
+}
+
+struct Reader {
+  const std::vector<char>& bytes;
+  size_t at = 0;
+  template <class T>
+  T get() {
+    if (at + sizeof(T) > bytes.size()) throw std::runtime_error("MPI executor: a message ends early");
+    T value;
+    std::memcpy(&value, bytes.data() + at, sizeof(T));
+    at += sizeof(T);
+    return value;
+  }
+  template <class T>
+  std::vector<T> get_all() {
+    const auto n = get<uint64_t>();
+    if (at + n * sizeof(T) > bytes.size()) throw std::runtime_error("MPI executor: a message ends early");
+    std::vector<T> values(n);
+    std::memcpy(values.data(), bytes.data() + at, n * sizeof(T));
+    at += n * sizeof(T);
+    return values;
+  }
+};
+
+std::vector<char> header(Kind kind, uint64_t job) {
+  std::vector<char> out;
+  put(out, uint8_t(kind));
+  put(out, job);
+  return out;
+}
+
+// What a signal handler prints: two buffers, the one in force named by an atomic pointer, so a
+// handler never reads a line half written.
+char state_lines[2][200];
+std::atomic<const char*> state_line{nullptr};
+std::atomic<int> state_next{0};
+
+void say_state_and_die(int signal) {
+  if (const char* line = state_line.load()) {
+    const ssize_t written = write(STDERR_FILENO, line, std::strlen(line));
+    (void)written;
+  }
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+}  // namespace
+
+std::unique_ptr<JobExchange> JobExchange::open_mpi() {
+#ifdef FEDGRID_MPI_TRANSPORT
+  // Next to the executable that runs (fedgrid, or the tests' binary in the same build folder).
+  const auto folder = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+  const std::string module = (folder / FEDGRID_MPI_TRANSPORT).string();
+  // RTLD_DEEPBIND: the module's MPI_* are OpenMPI's, not SimGrid's (mpi_transport.hpp);
+  // RTLD_GLOBAL: OpenMPI's own plugins, which it loads in turn, find libmpi's symbols.
+  void* handle = dlopen(module.c_str(), RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+  if (!handle) throw std::runtime_error("cannot load " + module + ": " + dlerror());
+  auto open = reinterpret_cast<decltype(&fedgrid_open_mpi_transport)>(dlsym(handle, "fedgrid_open_mpi_transport"));
+  if (!open) throw std::runtime_error(module + " has no fedgrid_open_mpi_transport");
+  char error[256] = "";
+  MpiTransport* transport = open(error, sizeof error);
+  if (!transport) throw std::runtime_error(std::string("cannot join the MPI launch: ") + error);
+  return std::make_unique<JobExchange>(std::unique_ptr<MpiTransport>(transport));
+#else
+  throw std::runtime_error("this fedgrid was built without MPI (install libopenmpi-dev and build again)");
+#endif
+}
+
+JobExchange::JobExchange(std::unique_ptr<MpiTransport> transport)
+    : transport_(std::move(transport)), rank_(transport_->rank()), ranks_(transport_->size()),
+      done_from_(size_t(ranks_), false) {
+  done_from_[size_t(rank_)] = true;
+  note_state("fedgrid: rank %d was stopped before its first training job%.0llu\n", 0);
+  std::signal(SIGTERM, say_state_and_die);
+  std::signal(SIGINT, say_state_and_die);
+}
+
+JobExchange::~JobExchange() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void JobExchange::note_state(const char* format, uint64_t job) {
+  const int slot = state_next.fetch_xor(1);
+  std::snprintf(state_lines[slot], sizeof state_lines[slot], format, rank_, static_cast<unsigned long long>(job),
+                owner(job));
+  state_line.store(state_lines[slot]);
+}
+
+std::optional<std::pair<int, std::string>> JobExchange::agree_set_up(bool failed, const std::string& message) {
+  auto first = transport_->first_failure(failed, message);
+  if (!first) thread_ = std::thread([this] { communicate(); });
+  return first;
+}
+
+size_t JobExchange::message_bytes(const TrainOutcome& o) {
+  return 1 + 8 + 8 + 8 + 4 + 8 + o.weights.size() * sizeof(float) + 8 + o.batch_losses.size() * sizeof(double);
+}
+
+void JobExchange::publish(uint64_t job, const TrainOutcome& o) {
+  std::vector<char> out = header(kOutcome, job);
+  out.reserve(message_bytes(o));
+  put(out, o.mean_loss), put(out, o.steps), put(out, int32_t(o.epochs));
+  put_all(out, o.weights), put_all(out, o.batch_losses);
+  queue(std::move(out));
+}
+
+void JobExchange::publish_failure(uint64_t job, const std::string& what) {
+  std::vector<char> out = header(kFailure, job);
+  out.insert(out.end(), what.begin(), what.end());
+  queue(std::move(out));
+}
+
+void JobExchange::queue(std::vector<char> bytes) {
+  {
+    std::lock_guard lock(mutex_);
+    outbox_.push_back(std::make_shared<const std::vector<char>>(std::move(bytes)));
+    ++published_;
+  }
+  wake_.notify_all();
+}
+
+std::future<TrainOutcome> JobExchange::expect(uint64_t job) {
+  std::promise<TrainOutcome> promise;
+  auto future = promise.get_future();
+  std::lock_guard lock(mutex_);
+  if (auto it = early_.find(job); it != early_.end()) {
+    if (it->second.outcome) promise.set_value(std::move(*it->second.outcome));
+    else promise.set_exception(std::make_exception_ptr(std::runtime_error(it->second.failure)));
+    early_.erase(it);
+  } else {
+    waiting_.emplace(job, std::move(promise));
+  }
+  return future;
+}
+
+void JobExchange::awaiting(uint64_t job) {
+  std::lock_guard lock(mutex_);
+  awaited_ = job;
+  if (owns(job) || early_.count(job))
+    note_state("fedgrid: rank %d was stopped while training job %llu ran here (rank %d)\n", job);
+  else
+    note_state("fedgrid: rank %d was stopped while waiting on training job %llu from rank %d\n", job);
+}
+
+void JobExchange::deliver(int from, const std::vector<char>& bytes) {
+  Reader in{bytes};
+  const auto kind = Kind(in.get<uint8_t>());
+  const auto job = in.get<uint64_t>();
+  std::lock_guard lock(mutex_);
+  if (kind == kDone) {
+    done_from_[size_t(from)] = true;
+    return;
+  }
+  Arrival arrival;
+  if (kind == kOutcome) {
+    TrainOutcome o;
+    o.mean_loss = in.get<double>(), o.steps = in.get<int64_t>(), o.epochs = in.get<int32_t>();
+    o.weights = in.get_all<float>(), o.batch_losses = in.get_all<double>();
+    arrival.outcome = std::move(o);
+  } else {
+    arrival.failure = "training job " + std::to_string(job) + " failed on rank " + std::to_string(from) + ": " +
+                      std::string(bytes.begin() + long(in.at), bytes.end());
+  }
+  if (job == awaited_) note_state("fedgrid: rank %d was stopped after training job %llu arrived from rank %d\n", job);
+  auto it = waiting_.find(job);
+  if (it == waiting_.end()) {
+    early_.emplace(job, std::move(arrival));
+    return;
+  }
+  if (arrival.outcome) it->second.set_value(std::move(*arrival.outcome));
+  else it->second.set_exception(std::make_exception_ptr(std::runtime_error(arrival.failure)));
+  waiting_.erase(it);
+}
+
+// Sends what is queued, delivers what arrived, and sleeps a millisecond when there was
+// neither (a job takes far longer): until stopped, or finishing and every rank's last
+// message is in and every send done.
+void JobExchange::communicate() {
+  for (;;) {
+    std::deque<std::shared_ptr<const std::vector<char>>> sending;
+    bool finishing = false;
+    {
+      std::unique_lock lock(mutex_);
+      if (stop_) return;
+      sending.swap(outbox_);
+      finishing = finishing_;
+    }
+    for (auto& bytes : sending) transport_->send_to_others(std::move(bytes));
+    bool busy = !sending.empty();
+    while (auto message = transport_->poll()) {
+      deliver(message->first, message->second);
+      busy = true;
+    }
+    const bool sent = transport_->sends_done();
+    if (finishing && sent) {
+      std::lock_guard lock(mutex_);
+      if (outbox_.empty() && std::find(done_from_.begin(), done_from_.end(), false) == done_from_.end()) return;
+    }
+    if (!busy) {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, std::chrono::milliseconds(1), [&] { return stop_ || !outbox_.empty(); });
+    }
+  }
+}
+
+void JobExchange::finish() {
+  {
+    std::lock_guard lock(mutex_);
+    outbox_.push_back(std::make_shared<const std::vector<char>>(header(kDone, published_)));
+    finishing_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  transport_->barrier();
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGINT, SIG_DFL);
+  transport_.reset();  // MPI_Finalize
+}
+
+void JobExchange::abort(int code) {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();  // MPI from one thread at a time
+  std::fflush(stdout), std::fflush(stderr);
+  transport_->abort(code);
+}
+
+}  // namespace fedgrid

@@ -1,0 +1,97 @@
+#pragma once
+// training.executor: mpi. Every rank of an MPI launch simulates the same run (same scenario,
+// seed, data, platform and algorithm), so every rank submits the same training jobs in the same
+// order and numbers them alike (TrainingQueue numbers them, 1, 2, ...). Job k is run by rank
+// k mod N alone, on its own executor; its outcome goes to every other rank, whose ticket for
+// job k is fulfilled when it arrives. Each job carries its own seed, so the outcome is the
+// same bytes wherever it ran, and every rank goes on identically: outputs do not depend on
+// the rank count (docs/guide/mpi-executor.md).
+//
+// One communication thread per rank alone calls MPI once the ranks have agreed on their
+// set-up (agree_set_up): it sends queued outcomes to the others and delivers the ones that
+// arrive, early arrivals kept until their ticket asks. Torch-free, MPI-free: the MPI calls
+// live in a module of their own (mpi_transport.hpp).
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "sim/jobs/compute.hpp"
+#include "sim/jobs/mpi_transport.hpp"
+
+namespace fedgrid {
+
+class JobExchange {
+ public:
+  // Loads libfedgrid_mpi_transport.so from fedgrid's own folder and joins the launch
+  // (MPI_Init). Throws std::runtime_error saying why it cannot (no MPI in this build).
+  static std::unique_ptr<JobExchange> open_mpi();
+  explicit JobExchange(std::unique_ptr<MpiTransport> transport);
+  // Without finish(): the communication thread is stopped, MPI left as it is (a failing run
+  // ends through abort()).
+  ~JobExchange();
+  JobExchange(const JobExchange&) = delete;
+  JobExchange& operator=(const JobExchange&) = delete;
+
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+  int owner(uint64_t job) const { return int(job % uint64_t(ranks_)); }
+  bool owns(uint64_t job) const { return owner(job) == rank_; }
+
+  // Collective, once on every rank after its set-up, before round 1: the lowest rank that
+  // could not set up (failed), with its message; nullopt when every rank is ready. Starts the
+  // communication thread when every rank is.
+  std::optional<std::pair<int, std::string>> agree_set_up(bool failed, const std::string& message);
+  // Every rank set up and the run is under way (a failure now cannot be agreed on: abort()).
+  bool running() const { return thread_.joinable(); }
+
+  // From the worker thread that ran an owned job: its outcome (or why it failed) for every
+  // other rank.
+  void publish(uint64_t job, const TrainOutcome& outcome);
+  void publish_failure(uint64_t job, const std::string& what);
+  // Another rank's job: its outcome, once it arrives.
+  std::future<TrainOutcome> expect(uint64_t job);
+  // The simulation is about to wait on `job`: a rank stopped by a signal (mpirun ending the
+  // launch after another rank died) names it on stderr.
+  void awaiting(uint64_t job);
+
+  // Every rank, at the end of a run: every outcome delivered everywhere, a barrier, MPI_Finalize.
+  void finish();
+  // Ends the whole launch with `code` (a run that failed on this rank only).
+  [[noreturn]] void abort(int code);
+
+  // What one owned job sends (weights at 4 bytes a value, losses at 8, a 45-byte header).
+  static size_t message_bytes(const TrainOutcome& outcome);
+
+ private:
+  struct Arrival {
+    std::optional<TrainOutcome> outcome;
+    std::string failure;
+  };
+  void communicate();
+  void deliver(int from, const std::vector<char>& bytes);
+  void queue(std::vector<char> bytes);
+  void note_state(const char* format, uint64_t job);
+
+  std::unique_ptr<MpiTransport> transport_;
+  int rank_ = 0, ranks_ = 1;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<const std::vector<char>>> outbox_;
+  std::map<uint64_t, std::promise<TrainOutcome>> waiting_;
+  std::map<uint64_t, Arrival> early_;
+  std::vector<bool> done_from_;  // by rank: its last message (finish) has arrived
+  uint64_t published_ = 0, awaited_ = 0;
+  bool finishing_ = false, stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace fedgrid
