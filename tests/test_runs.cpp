@@ -220,13 +220,15 @@ TEST(Runs, FedAvgVsFedSeqShowsTheScheduleDifference) {
   EXPECT_GT(seq["sim_time_s"].get<double>(), 2 * avg["sim_time_s"].get<double>());  // the relay waits
 }
 
-// Slow (label "slow"): the built-in quickstart on Fashion-MNIST learns in its 5 rounds.
+// Slow (label "slow"): the built-in quickstart on Fashion-MNIST learns.
 TEST(SlowQuickstart, PassesSeventyFivePercent) {
   const std::string dir = test::temp_dir("quickstart");
-  auto r = run_fedgrid("run --out " + dir + " --log-level warn");
+  // Two of its five rounds (0.78-0.79 on the CPUs of tests/golden/), to keep CI short: the test
+  // guards that the built-in default runs and learns on any CPU; its bytes are the golden test's.
+  auto r = run_fedgrid("run --set stop.rounds=2 --out " + dir + " --log-level warn");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto s = nlohmann::json::parse(read_file(dir + "/summary.json"));
-  EXPECT_EQ(s["rounds"], 5);
+  EXPECT_EQ(s["rounds"], 2);
   EXPECT_GT(s["final_accuracy"].get<double>(), 0.75) << read_file(dir + "/rounds.csv");
 }
 

@@ -128,7 +128,8 @@ int validate_one(const Args& a) {
 // Several scenarios: each in a child process, since validating starts a SimGrid engine and
 // SimGrid starts once per process. The children are forked from this process before it has
 // loaded or computed anything, so none pays LibTorch's start again (about 1.3 CPU s a process).
-// One at a time, in the order given, so the output reads in that order. The exit code is the
+// One at a time, in the order given, so the output reads in that order: each file's errors, then
+// `FILE: ok` or `FILE: refused (exit N)`. The exit code is the
 // worst: 1 (an internal failure) over 2 (bad input) over 0.
 int validate(const Args& a) {
   if (a.positional.size() == 1) return validate_one(a);
@@ -150,6 +151,8 @@ int validate(const Args& a) {
     int code = 1;
     if (WIFEXITED(status)) code = WEXITSTATUS(status);
     else fmt::print(stderr, "fedgrid: internal error: validating {} ended by signal {}\n", file, WTERMSIG(status));
+    // The error above may name another file (a tier catalog, a roster): say whose it was.
+    if (code != 0) fmt::print(stderr, "{}: refused (exit {})\n", file, code);
     worst = (worst == 1 || code == 1) ? 1 : std::max(worst, code);
   }
   return worst;
