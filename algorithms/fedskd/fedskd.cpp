@@ -35,7 +35,8 @@
 //   split (one split, not 5-fold cross-validation); the last round's models count.
 // - AUC is macro one-vs-rest over the classes present; the global test weights every
 //   hospital's test split equally (Federation::end_round with local models).
-// - no sex attribute, augmentation or significance test: one seed, no augmentation.
+// - no sex attribute; augmentation where a scenario sets data.augment (scenarios/fedskd/shifted_*.yaml:
+//   every method's, as the paper's Sec. III-B3), applied by the epoch loop to the mutual job's batches.
 // - baselines: FedAvg sample-weighted, FedProx mu = algorithm.mu, Local and the aggregation
 //   methods 5 mini-batches a round, FedCross 5 per hospital it visits (scenarios/fedskd/).
 // - faults (barrier schedule): an offline or crashed hospital keeps its DAM and sends nothing;
