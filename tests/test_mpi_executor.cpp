@@ -64,6 +64,7 @@ void expect_mpi_gives_local_bytes(const std::string& tag, const std::string& sce
   expect_same_bytes(dir + "/local", dir + "/mpi");
   EXPECT_EQ(perf(dir + "/local", "training_jobs_on_other_ranks"), 0);
   EXPECT_GT(perf(dir + "/mpi", "training_jobs_on_other_ranks"), 0) << "every job ran on rank 0";
+  EXPECT_GT(perf(dir + "/mpi", "evaluation_parts_on_other_ranks"), 0) << "rank 0 scored every evaluation";
 }
 
 std::string tiny_file(const std::string& tag, const std::string& extra = "") {

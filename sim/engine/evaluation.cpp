@@ -108,7 +108,7 @@ Scores Evaluator::global(int round, double now, const Model& global, const std::
   } else if (scores_round(round, now)) {
     const auto t0 = std::chrono::steady_clock::now();
     // Everything is queued before anything is awaited, so every worker has batches to score.
-    ParallelEvaluation ev(*world_.executor, world_.device);
+    ParallelEvaluation ev(*world_.executor, world_.device, world_.training->exchange());
     auto on_test_set = [&](const Model& m) { return ev.add(m.spec, m.weights, world_.data.test, nullptr); };
     const size_t global_eval = on_test_set(global);
     const size_t validation = validates_ ? ev.add(global.spec, global.weights, world_.data.train, &pooled_validation_) : 0;
@@ -152,7 +152,7 @@ Scores Evaluator::local(int round, double now, const std::vector<Model>& local_m
     const auto t0 = std::chrono::steady_clock::now();
     // jobs[i][j]: hospital i's model on hospital j's test split (only j = i without global_test).
     const bool cross = world_.scenario.output.global_test;
-    ParallelEvaluation ev(*world_.executor, world_.device);
+    ParallelEvaluation ev(*world_.executor, world_.device, world_.training->exchange());
     std::vector<std::vector<size_t>> jobs(n);
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < n; ++j)

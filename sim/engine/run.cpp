@@ -420,6 +420,8 @@ void write_perf(const std::string& dir, const World& world, const Recorder& reco
                    {"fused_jobs", double(world.training->fused_jobs())},
                    // training.executor: mpi: jobs this rank took from the others.
                    {"training_jobs_on_other_ranks", double(world.training->jobs_on_other_ranks())},
+                   {"evaluation_parts_on_other_ranks",
+                    world.training->exchange() ? double(world.training->exchange()->parts_from_others()) : 0.0},
                    {"peak_rss_mib", peak_rss_mib()},
                    {"workers", p.workers},
                    {"threads_per_worker", p.threads_per_worker},

@@ -18,7 +18,7 @@ namespace {
 
 // A message: kind, job, then the outcome (kOutcome), the reason (kFailure) or nothing (kDone,
 // a rank's last message: MPI keeps one sender's messages in order, so nothing of it follows).
-enum Kind : uint8_t { kOutcome = 0, kFailure = 1, kDone = 2 };
+enum Kind : uint8_t { kOutcome = 0, kFailure = 1, kDone = 2, kPart = 3, kPartFailure = 4 };
 
 template <class T>
 void put(std::vector<char>& out, const T& value) {
@@ -141,8 +141,15 @@ void JobExchange::publish(uint64_t job, const TrainOutcome& o) {
   queue(std::move(out));
 }
 
-void JobExchange::publish_failure(uint64_t job, const std::string& what) {
-  std::vector<char> out = header(kFailure, job);
+void JobExchange::publish_part(uint64_t part, const EvalPart& p) {
+  std::vector<char> out = header(kPart, part);
+  put(out, p.correct);
+  put_all(out, p.batch_losses), put_all(out, p.confusion), put_all(out, p.probabilities), put_all(out, p.labels);
+  queue(std::move(out));
+}
+
+void JobExchange::publish_failure(uint64_t job, const std::string& what, bool evaluation_part) {
+  std::vector<char> out = header(evaluation_part ? kPartFailure : kFailure, job);
   out.insert(out.end(), what.begin(), what.end());
   queue(std::move(out));
 }
@@ -170,6 +177,27 @@ std::future<TrainOutcome> JobExchange::expect(uint64_t job) {
   return future;
 }
 
+std::future<EvalPart> JobExchange::expect_part(uint64_t part) {
+  std::promise<EvalPart> promise;
+  auto future = promise.get_future();
+  std::lock_guard lock(mutex_);
+  ++parts_from_others_;
+  if (auto it = early_parts_.find(part); it != early_parts_.end()) {
+    if (it->second.part) promise.set_value(std::move(*it->second.part));
+    else promise.set_exception(std::make_exception_ptr(std::runtime_error(it->second.failure)));
+    early_parts_.erase(it);
+  } else {
+    waiting_parts_.emplace(part, std::move(promise));
+  }
+  return future;
+}
+
+void JobExchange::awaiting_part(uint64_t part) {
+  std::lock_guard lock(mutex_);
+  awaited_ = 0;
+  note_state("fedgrid: rank %d was stopped while waiting on evaluation part %llu from rank %d\n", part);
+}
+
 void JobExchange::awaiting(uint64_t job) {
   std::lock_guard lock(mutex_);
   awaited_ = job;
@@ -189,14 +217,33 @@ void JobExchange::deliver(int from, const std::vector<char>& bytes) {
     return;
   }
   Arrival arrival;
+  const bool is_part = kind == kPart || kind == kPartFailure;
   if (kind == kOutcome) {
     TrainOutcome o;
     o.mean_loss = in.get<double>(), o.steps = in.get<int64_t>(), o.epochs = in.get<int32_t>();
     o.weights = in.get_all<float>(), o.batch_losses = in.get_all<double>();
     arrival.outcome = std::move(o);
+  } else if (kind == kPart) {
+    EvalPart p;
+    p.correct = in.get<int64_t>();
+    p.batch_losses = in.get_all<double>(), p.confusion = in.get_all<int64_t>();
+    p.probabilities = in.get_all<float>(), p.labels = in.get_all<int64_t>();
+    arrival.part = std::move(p);
   } else {
-    arrival.failure = "training job " + std::to_string(job) + " failed on rank " + std::to_string(from) + ": " +
+    arrival.failure = std::string(is_part ? "evaluation part " : "training job ") + std::to_string(job) +
+                      " failed on rank " + std::to_string(from) + ": " +
                       std::string(bytes.begin() + long(in.at), bytes.end());
+  }
+  if (is_part) {
+    auto it = waiting_parts_.find(job);
+    if (it == waiting_parts_.end()) {
+      early_parts_.emplace(job, std::move(arrival));
+      return;
+    }
+    if (arrival.part) it->second.set_value(std::move(*arrival.part));
+    else it->second.set_exception(std::make_exception_ptr(std::runtime_error(arrival.failure)));
+    waiting_parts_.erase(it);
+    return;
   }
   if (job == awaited_) note_state("fedgrid: rank %d was stopped after training job %llu arrived from rank %d\n", job);
   auto it = waiting_.find(job);

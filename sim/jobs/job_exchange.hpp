@@ -53,10 +53,19 @@ class JobExchange {
   // Every rank set up and the run is under way (a failure now cannot be agreed on: abort()).
   bool running() const { return thread_.joinable(); }
 
+  // Evaluation parts (sim/jobs/parallel_evaluation.hpp) are spread the same way, numbered
+  // apart from training jobs (from the simulation's thread, in the order it asks for them).
+  uint64_t next_evaluation_part() { return next_part_++; }
+  void publish_part(uint64_t part, const EvalPart& scored);
+  std::future<EvalPart> expect_part(uint64_t part);
+  void awaiting_part(uint64_t part);
+  // Evaluation parts this rank took from the others (perf.json).
+  int64_t parts_from_others() const { return parts_from_others_; }
+
   // From the worker thread that ran an owned job: its outcome (or why it failed) for every
   // other rank.
   void publish(uint64_t job, const TrainOutcome& outcome);
-  void publish_failure(uint64_t job, const std::string& what);
+  void publish_failure(uint64_t job, const std::string& what, bool evaluation_part = false);
   // Another rank's job: its outcome, once it arrives.
   std::future<TrainOutcome> expect(uint64_t job);
   // The simulation is about to wait on `job`: a rank stopped by a signal (mpirun ending the
@@ -74,6 +83,7 @@ class JobExchange {
  private:
   struct Arrival {
     std::optional<TrainOutcome> outcome;
+    std::optional<EvalPart> part;
     std::string failure;
   };
   void communicate();
@@ -87,9 +97,11 @@ class JobExchange {
   std::condition_variable wake_;
   std::deque<std::shared_ptr<const std::vector<char>>> outbox_;
   std::map<uint64_t, std::promise<TrainOutcome>> waiting_;
-  std::map<uint64_t, Arrival> early_;
+  std::map<uint64_t, std::promise<EvalPart>> waiting_parts_;
+  std::map<uint64_t, Arrival> early_, early_parts_;
   std::vector<bool> done_from_;  // by rank: its last message (finish) has arrived
-  uint64_t published_ = 0, awaited_ = 0;
+  uint64_t published_ = 0, awaited_ = 0, next_part_ = 1;
+  int64_t parts_from_others_ = 0;
   bool finishing_ = false, stop_ = false;
   std::thread thread_;
 };

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "sim/jobs/job_exchange.hpp"
+
 namespace fedgrid {
 
 ParallelEvaluation::~ParallelEvaluation() {
   for (auto& q : queued_)
-    for (auto& f : q.parts)
-      if (f.valid()) f.wait();
+    for (size_t i = 0; i < q.parts.size(); ++i)
+      if (q.parts[i].valid() && !q.remote[i]) q.parts[i].wait();  // another rank's may never come
 }
 
 size_t ParallelEvaluation::add(const models::ModelSpec& spec, const std::vector<float>& weights,
@@ -17,10 +19,27 @@ size_t ParallelEvaluation::add(const models::ModelSpec& spec, const std::vector<
   const int64_t n = indices ? int64_t(indices->size()) : dataset.size();
   // One batch per job: a job reloads the weights (~1 ms for the cnn) and scores ~100 ms.
   const int64_t batch = eval_batch(device_);
-  for (int64_t first = 0; first < n; first += batch)
-    q.parts.push_back(executor_.submit([&spec, &weights, &dataset, indices, first, n, batch, device = device_] {
-      return run_evaluation_part(spec, weights, dataset, indices, first, std::min(batch, n - first), device);
-    }));
+  for (int64_t first = 0; first < n; first += batch) {
+    const uint64_t part = exchange_ ? exchange_->next_evaluation_part() : 0;
+    if (part && !exchange_->owns(part)) {
+      q.parts.push_back(exchange_->expect_part(part));
+      q.remote.push_back(part);
+      continue;
+    }
+    q.parts.push_back(executor_.submit(
+        [&spec, &weights, &dataset, indices, first, n, batch, device = device_, part, exchange = exchange_] {
+          try {
+            EvalPart scored =
+                run_evaluation_part(spec, weights, dataset, indices, first, std::min(batch, n - first), device);
+            if (part) exchange->publish_part(part, scored);
+            return scored;
+          } catch (const std::exception& e) {
+            if (part) exchange->publish_failure(part, e.what(), true);
+            throw;
+          }
+        }));
+    q.remote.push_back(0);
+  }
   queued_.push_back(std::move(q));
   return queued_.size() - 1;
 }
@@ -28,7 +47,10 @@ size_t ParallelEvaluation::add(const models::ModelSpec& spec, const std::vector<
 EvalOutcome ParallelEvaluation::get(size_t ticket) {
   Queued& q = queued_.at(ticket);
   std::vector<EvalPart> parts;
-  for (auto& f : q.parts) parts.push_back(f.get());
+  for (size_t i = 0; i < q.parts.size(); ++i) {
+    if (q.remote[i]) exchange_->awaiting_part(q.remote[i]);
+    parts.push_back(q.parts[i].get());
+  }
   q.parts.clear();
   return combine_evaluation(parts, q.classes);
 }

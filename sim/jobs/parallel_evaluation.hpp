@@ -2,6 +2,8 @@
 // Evaluations spread over every executor worker: each is cut into its batches (eval_batch),
 // one job per batch, and its parts are combined in sample order, so the figures are those of
 // one thread scoring it alone, whatever the worker count or the order the jobs finish in.
+// Under training.executor: mpi the batches are spread over the ranks too (job_exchange.hpp):
+// part k is scored by rank k mod N and its figures sent to the others.
 #include <cstddef>
 #include <future>
 #include <vector>
@@ -11,9 +13,13 @@
 
 namespace fedgrid {
 
+class JobExchange;  // sim/jobs/job_exchange.hpp
+
 class ParallelEvaluation {
  public:
-  ParallelEvaluation(Executor& executor, ComputeDevice device) : executor_(executor), device_(device) {}
+  // `exchange`: null, or the MPI executor's.
+  ParallelEvaluation(Executor& executor, ComputeDevice device, JobExchange* exchange = nullptr)
+      : executor_(executor), device_(device), exchange_(exchange) {}
   // Waits for jobs never collected (an exception on the way): they refer to the caller's data.
   ~ParallelEvaluation();
   ParallelEvaluation(const ParallelEvaluation&) = delete;
@@ -29,9 +35,11 @@ class ParallelEvaluation {
   struct Queued {
     int classes = 0;
     std::vector<std::future<EvalPart>> parts;
+    std::vector<uint64_t> remote;  // by part: its number when another rank scores it, else 0
   };
   Executor& executor_;
   ComputeDevice device_;
+  JobExchange* exchange_;
   std::vector<Queued> queued_;
 };
 

@@ -57,6 +57,8 @@ class TrainingQueue {
   void launch(const Ticket& t);
 
   int fuse_limit() const { return limit_; }
+  // The MPI executor's exchange, which evaluations spread their batches through too; or null.
+  JobExchange* exchange() const { return exchange_; }
   // Jobs that ran inside fused jobs, and the fused jobs (perf.json).
   int64_t fused_jobs() const { return fused_jobs_; }
   int64_t fused_members() const { return fused_members_; }
