@@ -77,6 +77,11 @@ void CompressedLinks::lost(const Node& from, const Node& to, const Crossing& cro
   codec(from).restore_undelivered(states_[{from.id(), to.id()}], crossing.encoded);
 }
 
+void CompressedLinks::arrived_uncompressed(const Node& from, const Node& to, const Model& model) {
+  if ((!uplink_ && !downlink_) || !model.holds_state()) return;
+  references_[unordered(from.id(), to.id())] = model;
+}
+
 // ---------------------------------------------------------------- checkpoints
 
 void CompressedLinks::save(StateWriter& out) const {

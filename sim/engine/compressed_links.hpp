@@ -3,7 +3,7 @@
 // what a model transfer through a codec encodes, what its receiver gets, and what each pair of
 // nodes keeps between transfers.
 //   reference       per unordered pair: the last model that crossed between the two (either
-//                   direction) as its receiver decoded it; the sender can decode its own bytes,
+//                   direction, compressed or not) as its receiver decoded it; the sender can decode its own bytes,
 //                   so both ends hold it. A transfer encodes the model minus the reference (the
 //                   model itself while there is none, or when the sizes differ) and the
 //                   receiver adds the decoded difference to it: FedAvg's uplink sends the local
@@ -54,6 +54,10 @@ class CompressedLinks {
   // The crossing never arrived (faults cut it): its values go back into the sender's residual
   // (restore_undelivered); the reference stays as it was.
   void lost(const Node& from, const Node& to, const Crossing& crossing);
+  // A model crossed uncompressed (its direction has no codec) and arrived: with the other
+  // direction compressed it becomes the pair's reference, which both ends hold exactly, so an
+  // uplink-only codec encodes the local update, not the whole model. Nothing without compression.
+  void arrived_uncompressed(const Node& from, const Node& to, const Model& model);
 
   // Checkpoints: references, encoder states and transfer counts under compression.*; nothing
   // when compression is off.

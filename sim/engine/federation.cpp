@@ -181,8 +181,10 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
 }
 
 const Model& Federation::send(Node& from, Node& to, const Model& model) {
-  if (&from != &to && links_->compresses(from, to)) return send_compressed(from, to, model);
+  if (&from == &to) return model;  // nothing crosses a network
+  if (links_->compresses(from, to)) return send_compressed(from, to, model);
   send_bytes(from, to, model.payload_bytes());
+  links_->arrived_uncompressed(from, to, model);
   return model;
 }
 
