@@ -18,6 +18,7 @@
 #include "sim/engine/state_file.hpp"
 #include "models/model_spec.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/fedskd_scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {
@@ -290,26 +291,8 @@ TEST(CompressionRuns, ACutUploadGivesItsValuesBackToTheResidualAndLeavesTheRefer
 }
 
 // FedSKD (algorithms/fedskd/): four hospitals posting their models to each other, the cnn at
-// the paper's widths 64/62/60/58 channels, on 16x16 synthetic images; `extra` appended.
-std::string fedskd_four(const std::string& extra) {
-  return R"(name: compression-fedskd
-seed: 11
-platform:
-  hospitals:
-    - {count: 1, tier: strong, name: a, model: {arch: cnn, width_multiplier: 1.0}}
-    - {count: 1, tier: medium, name: b, model: {arch: cnn, width_multiplier: 0.96875}}
-    - {count: 1, tier: medium, name: c, model: {arch: cnn, width_multiplier: 0.9375}}
-    - {count: 1, tier: weak, name: d, model: {arch: cnn, width_multiplier: 0.90625}}
-data:
-  dataset: synthetic
-  partition: {scheme: dirichlet, beta: 1.0}
-  synthetic: {train_samples: 800, test_samples: 200, height: 16, width: 16}
-model: {arch: cnn}
-training: {optimizer: adam, lr: 0.001, batch_size: 8, local_steps: 12, threads_per_worker: 1}
-algorithm: {name: fedskd}
-timing: {network: cm02}
-)" + extra;
-}
+// the paper's widths (tests/fedskd_scenario.hpp); `extra` appended.
+std::string fedskd_four(const std::string& extra) { return test::fedskd_four("fedskd", true, extra); }
 
 // The values of each FedSKD hospital's cnn (10 classes, 1 channel, 16x16).
 std::map<std::string, int64_t> fedskd_values() {

@@ -10,6 +10,7 @@
 
 #include "sim/jobs/metrics.hpp"
 #include "sim/jobs/compute.hpp"
+#include "tests/fedskd_scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {
@@ -22,25 +23,9 @@ using test::read_file;
 using test::run_fedgrid;
 using test::run_ok;
 
-// Four hospitals of different tiers, cnn on 16x16 synthetic images; FedSKD's widths 64/62/60/58
-// (as multipliers of the cnn's channels) with `widths`.
+// tests/fedskd_scenario.hpp's federation, 4 rounds.
 std::string four(const std::string& algorithm, bool widths = false, const std::string& extra = "") {
-  auto model = [&](const char* w) { return widths ? std::string(", model: {arch: cnn, width_multiplier: ") + w + "}" : std::string(); };
-  return "name: skd\nseed: 11\nplatform:\n  hospitals:\n"
-         "    - {count: 1, tier: strong, name: a" + model("1.0") + "}\n"
-         "    - {count: 1, tier: medium, name: b" + model("0.96875") + "}\n"
-         "    - {count: 1, tier: medium, name: c" + model("0.9375") + "}\n"
-         "    - {count: 1, tier: weak, name: d" + model("0.90625") + "}\n" + R"(
-data:
-  dataset: synthetic
-  partition: {scheme: dirichlet, beta: 1.0}
-  synthetic: {train_samples: 800, test_samples: 200, height: 16, width: 16}
-model: {arch: cnn}
-training: {optimizer: adam, lr: 0.001, batch_size: 8, local_steps: 12, threads_per_worker: 1}
-algorithm: {name: )" + algorithm + R"(}
-stop: {rounds: 4}
-timing: {network: cm02}
-)" + extra;
+  return test::fedskd_four(algorithm, widths, "stop: {rounds: 4}\n" + extra);
 }
 
 std::string column(const std::string& dir, const std::string& file, const std::string& name, size_t row) {
