@@ -11,7 +11,8 @@ TARGET: one sweep directory (sweep.csv) or run directories (summary.json; KEY=VA
 their paths, e.g. method=fedskd/fold=2/seed=1, count as axes). --metric: a
 summary.json figure (default final_accuracy; OUTER.INNER for a nested one, e.g.
 final_site.f1_macro_mean), else a rounds.csv column at the last round (rounds:NAME forces
-rounds.csv). --group: a sweep axis (its name or key) or a summary.json
+rounds.csv), or time_to:COLUMN>=X, the simulated time of the first round whose rounds.csv COLUMN
+reaches X (empty for a run that never does; a run need not stop there). --group: a sweep axis (its name or key) or a summary.json
 field (default algorithm). Units pair on the seed, an axis named fold or split, and --pair-by;
 a sweep's other axes (and --by) give a table section each. Prints a Markdown table; writes it
 and a CSV into --out (default for a sweep: SWEEP/stats). Bad input is exit 2 with a message.
@@ -117,9 +118,33 @@ def require_key(cells, key, option, axes):
             raise InputError(f"{os.path.join(cell.path, 'summary.json')}: no field '{key}' ({option}){where}")
 
 
+TIME_TO = "time_to:"
+
+
+def time_to(cell, metric):
+    """time_to:COLUMN>=X: sim_time_s of the first round of rounds.csv whose COLUMN is at least X
+    (rounds without a value, such as unscored ones, never count), None when no round reaches it."""
+    column, sep, threshold = metric[len(TIME_TO):].partition(">=")
+    rounds_path = os.path.join(cell.path, "rounds.csv")
+    try:
+        threshold = float(threshold)
+    except ValueError:
+        threshold = None
+    if not sep or not column or threshold is None:
+        raise InputError(f"--metric {metric}: expected time_to:COLUMN>=NUMBER, e.g. time_to:accuracy>=0.8")
+    rounds = read_csv(rounds_path)
+    for needed in (column, "sim_time_s"):
+        if needed not in rounds.columns:
+            raise InputError(f"{rounds_path}: no column '{needed}' ({metric})")
+    reached = rounds[rounds[column] >= threshold]
+    return None if reached.empty else float(reached["sim_time_s"].iloc[0])
+
+
 def metric_value(cell, metric):
     """The metric of a run as a float, or None where the run has none (a null summary figure,
     such as time_to_target_s of a run that never reached the target, or an empty last row)."""
+    if metric.startswith(TIME_TO):
+        return time_to(cell, metric)
     column = metric[len("rounds:"):] if metric.startswith("rounds:") else metric
     summary_path = os.path.join(cell.path, "summary.json")
     outer, _, inner = metric.partition(".")
@@ -150,6 +175,8 @@ def metric_value(cell, metric):
 
 
 def lower_is_better(metric):
+    if metric.startswith(TIME_TO):
+        return True
     name = metric[len("rounds:"):] if metric.startswith("rounds:") else metric
     return (name.endswith("_s") or name.startswith(LOWER_IS_BETTER_PREFIXES)
             or any(part in name for part in LOWER_IS_BETTER_PARTS))
@@ -254,7 +281,11 @@ def decimals(rows, factor):
 
 
 def markdown(rows, condition_keys, group, reference, metric, confidence, higher_is_better, pair_keys, notes):
-    label, factor = metric_label(metric[len("rounds:"):] if metric.startswith("rounds:") else metric)
+    if metric.startswith(TIME_TO):
+        column, _, threshold = metric[len(TIME_TO):].partition(">=")
+        label, factor = f"simulated time to {column} >= {threshold} (s)", 1
+    else:
+        label, factor = metric_label(metric[len("rounds:"):] if metric.startswith("rounds:") else metric)
     number = "{:.2f}" if factor == 100 else f"{{:.{decimals(rows, factor)}f}}"
     signed = number.replace("{:", "{:+")
     level = f"{confidence * 100:g}%"
@@ -316,7 +347,8 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="+", metavar="TARGET", help="a sweep directory, or run directories")
     parser.add_argument("--metric", default="final_accuracy",
-                        help="summary.json figure, or rounds.csv column at the last round (rounds:NAME)")
+                        help="summary.json figure, rounds.csv column at the last round (rounds:NAME), "
+                             "or the simulated time a column first reaches a value (time_to:COLUMN>=X)")
     parser.add_argument("--group", default="algorithm", help="sweep axis or summary.json field (default algorithm)")
     parser.add_argument("--reference", default=None, help="the group the others are compared with (default: the first)")
     parser.add_argument("--pair-by", action="append", default=[], metavar="KEY",

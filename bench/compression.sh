@@ -5,10 +5,11 @@
 # Only the uplink is compressed (what the papers compress: the hospitals' updates); downloads
 # cross at full size. Every run goes its ROUNDS rounds (no target stop, so each curve is whole);
 # the time to TARGET is read from rounds.csv (the first scored round at or above it).
-# Prints, and writes to OUT/table.md: per arm the uplink bytes per round, the run's compression
-# ratio, the final accuracy and the simulated time to TARGET with 95% Student-t intervals, and
-# each arm minus `none`, paired by seed, with its interval and the two-sided paired t-test's p
-# (p >= 0.05: within noise). Figure: OUT/accuracy_vs_time.png (analysis/plot_seeds.py).
+# Prints, and writes to OUT/table.md (each table's CSV in OUT/stats/): per arm the final
+# accuracy, the simulated time to TARGET and the uploaded bytes with 95% Student-t intervals, and
+# `none` minus each arm, paired by seed, with its interval and the two-sided paired t-test's p
+# (p >= 0.05: within noise), from analysis/seed_stats.py; then each arm's compression ratio.
+# Figure: OUT/accuracy_vs_time.png (analysis/plot_seeds.py).
 # usage: bench/compression.sh [BUILD_DIR] [OUT_DIR] [SEEDS] [JOBS] [ROUNDS] [TARGET]
 #        (default: build results/compression "1 2 3" 2 5 0.80)
 # A run whose summary.json exists is kept, so an interrupted command resumes.
@@ -57,76 +58,38 @@ done
 while [ $running -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
 [ $failed -eq 0 ] || echo "bench/compression.sh: a run failed (its run.log says why)" >&2
 
-arms=""
-for a in "${ARMS[@]}"; do arms+=" ${a%%|*}"; done
-/usr/bin/python3 - "$OUT" "$SEEDS" "$arms" "$TARGET" "$ROUNDS" <<'PY' | tee "$OUT/table.md"
-import json, math, os, sys
-import pandas as pd
-from scipy import stats
-
-out, seeds, arms, target, rounds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), float(sys.argv[4]), sys.argv[5]
-
-
-def run(arm, seed):
-    d = os.path.join(out, f"arm={arm}", f"seed={seed}")
-    r = pd.read_csv(os.path.join(d, "rounds.csv"))
-    s = json.load(open(os.path.join(d, "summary.json")))
-    scored = r.dropna(subset=["accuracy"])
-    hit = scored[scored["accuracy"] >= target]
-    c = s.get("compression", {})
-    return {
-        "final": 100 * float(scored["accuracy"].iloc[-1]),
-        "ttt": float(hit["sim_time_s"].iloc[0]) if len(hit) else None,
-        "time": float(s["sim_time_s"]),
-        "up_mb": float(r["bytes_up"].sum()) / 1e6 / len(r),
-        "ratio": c["bytes_raw"] / c["bytes_encoded"] if c else 1.0,
-    }
-
-
-def interval(xs, digits=2):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "-"
-    m = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return f"{m:.{digits}f}"
-    h = stats.t.ppf(0.975, len(xs) - 1) * stats.sem(xs)
-    return f"{m:.{digits}f} ± {h:.{digits}f}"
-
-
-def paired(xs, ys, digits=2):
-    """x - y over the seeds both have: mean ± 95% half-width, p (paired t), and the verdict."""
-    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
-    if len(pairs) < 2:
-        return "too few pairs", ""
-    d = [x - y for x, y in pairs]
-    m = sum(d) / len(d)
-    if max(d) == min(d):
-        return f"{m:+.{digits}f} (every seed)", "-"
-    h = stats.t.ppf(0.975, len(d) - 1) * stats.sem(d)
-    p = stats.ttest_rel([x for x, _ in pairs], [y for _, y in pairs]).pvalue
-    return f"{m:+.{digits}f} ± {h:.{digits}f}", f"{p:.3f}" + ("" if p < 0.05 else " (noise)")
-
-
-runs = {a: [run(a, s) for s in seeds] for a in arms}
-base = runs["none"]
-print(f"FedAvg on the quickstart federation, uplink compressed, {rounds} rounds, seeds {' '.join(seeds)}; "
-      f"time to {100 * target:g}% accuracy (simulated s); mean ± 95% Student-t half-width; "
-      f"differences to `none` paired by seed, p from the paired t-test.\n")
-print("| arm | uplink MB / round | ratio | final accuracy (%) | − none | p | time to target (s) | reached | − none | p | time of the run (s) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-for a in arms:
-    rs = runs[a]
-    col = lambda k: [r[k] for r in rs]
-    dacc, pacc = paired(col("final"), [r["final"] for r in base]) if a != "none" else ("", "")
-    dttt, pttt = paired(col("ttt"), [r["ttt"] for r in base]) if a != "none" else ("", "")
-    reached = sum(t is not None for t in col("ttt"))
-    print(f"| {a} | {interval(col('up_mb'), 3)} | {interval(col('ratio'), 1)} | {interval(col('final'))} | {dacc} | {pacc} | "
-          f"{interval(col('ttt'))} | {reached}/{len(rs)} | {dttt} | {pttt} | {interval(col('time'))} |")
-print("\nper seed, time to target (s):")
-for a in arms:
-    print(f"  {a}: " + ", ".join(f"seed {s}: {r['ttt']:.2f}" if r["ttt"] is not None else f"seed {s}: -"
-                                 for s, r in zip(seeds, runs[a])))
-PY
-/usr/bin/python3 analysis/plot_seeds.py "$OUT"/arm=*/seed=* --group arm --out "$OUT/accuracy_vs_time.png" >/dev/null
+# Intervals and paired tests: analysis/seed_stats.py, one table per figure, each arm against
+# `none` paired by seed. A run that never reaches TARGET has no time to it: seed_stats leaves it
+# out and says so under the table.
+runs=()
+for a in "${ARMS[@]}"; do
+  for seed in $SEEDS; do runs+=("$OUT/arm=${a%%|*}/seed=$seed"); done
+done
+stats=$OUT/stats
+{
+  echo "FedAvg on the quickstart federation, uplink compressed, $ROUNDS rounds, seeds $SEEDS."
+  for metric in final_accuracy "time_to:accuracy>=$TARGET" bytes_up; do
+    echo
+    /usr/bin/python3 analysis/seed_stats.py "${runs[@]}" --group arm --reference none --metric "$metric" \
+      --out "$stats" 2>/dev/null
+  done
+  # The compression ratio (raw bytes / encoded bytes over the run's uploads): a codec's
+  # property more than a result, so its range over the seeds, without a test.
+  echo
+  echo "Compression ratio of the uploads (summary.json: compression.bytes_raw / bytes_encoded), over the seeds:"
+  echo
+  echo "| arm | ratio (lowest - highest) |"
+  echo "|---|---|"
+  for a in "${ARMS[@]}"; do
+    arm=${a%%|*}
+    dirs=()
+    for seed in $SEEDS; do dirs+=("$OUT/arm=$arm/seed=$seed"); done
+    /usr/bin/python3 -c 'import json, sys
+r = [json.load(open(p + "/summary.json")).get("compression") for p in sys.argv[2:]]
+r = [c["bytes_raw"] / c["bytes_encoded"] for c in r if c]
+print(f"| {sys.argv[1]} | " + (f"{min(r):.1f} - {max(r):.1f}" if r else "1 (uncompressed)") + " |")' \
+      "$arm" "${dirs[@]}"
+  done
+} | tee "$OUT/table.md"
+/usr/bin/python3 analysis/plot_seeds.py "${runs[@]}" --group arm --out "$OUT/accuracy_vs_time.png" >/dev/null
 echo "table: $OUT/table.md; figure: $OUT/accuracy_vs_time.png"

@@ -14,6 +14,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -73,7 +74,8 @@ class SeedStats(unittest.TestCase):
             out = tempfile.mkdtemp(dir=self.tmp.name)
             rc, stdout, stderr = run_stats(*self.runs, "--reference", "A", "--metric", metric, "--out", out, *args)
             self.assertEqual(rc, 0, stderr)
-            with open(os.path.join(out, f"seed_stats_{metric.replace(':', '_')}.csv")) as f:
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", metric).strip("_")  # the script's file name
+            with open(os.path.join(out, f"seed_stats_{stem}.csv")) as f:
                 self.tables[(metric, args)] = {row["algorithm"]: row for row in csv.DictReader(f)}, stdout
         return self.tables[(metric, args)]
 
@@ -154,6 +156,21 @@ class SeedStats(unittest.TestCase):
         rows, stdout = self.table("time_to_target_s")
         self.assertEqual((rows["A"]["n"], rows["A"]["mean"]), ("0", ""))
         self.assertIn("time_to_target_s empty in 12 run(s)", stdout)
+
+    def test_time_to_a_value(self):
+        # Every rounds.csv: accuracy 0.5 at 1.0 s, then the run's final accuracy at 2.0 s.
+        rows, stdout = self.table("time_to:accuracy>=0.5")
+        self.assertEqual((rows["A"]["n"], rows["C"]["n"]), ("3", "3"))
+        self.assertNumber(rows["A"]["mean"], 1.0)
+        # 0.79: A reaches it at 2.0 s every seed; B not at seed 1 (0.78), C never, M not at
+        # seed 1, S (0.75) never: 6 runs left out, said so; the rest pair on the seeds both have.
+        rows, stdout = self.table("time_to:accuracy>=0.79")
+        self.assertNumber(rows["A"]["mean"], 2.0)
+        self.assertEqual((rows["B"]["n"], rows["B"]["pairs"], rows["C"]["n"]), ("2", "2", "0"))
+        self.assertNumber(rows["B"]["diff_mean"], 0.0)
+        self.assertIn("time_to:accuracy>=0.79 empty in 6 run(s)", stdout)
+        self.assertIn("simulated time to accuracy >= 0.79 (s)", stdout)
+        self.assertIn("lower is better", stdout)
 
     def test_sweep_with_folds(self):
         """A sweep folder as fedgrid sweep writes it (sweep.json, sweep.csv, a folder per cell)
@@ -236,6 +253,9 @@ class SeedStats(unittest.TestCase):
         self.assertBadInput(self.runs + ["--reference", "Z"], "--reference Z: no such algorithm")
         self.assertBadInput(self.runs + ["--group", "hospital"], "summary.json: no field 'hospital' (--group)")
         self.assertBadInput(self.runs + ["--confidence", "95"], "--confidence")
+        self.assertBadInput([self.runs[0], "--metric", "time_to:accuracy"], "expected time_to:COLUMN>=NUMBER")
+        self.assertBadInput([self.runs[0], "--metric", "time_to:accuracy>=high"], "expected time_to:COLUMN>=NUMBER")
+        self.assertBadInput([self.runs[0], "--metric", "time_to:speed>=1"], "rounds.csv: no column 'speed'")
         words = os.path.join(tmp, "words")
         write_run(words, "A", 1, "high")
         self.assertBadInput([words], "words/summary.json: field 'final_accuracy': not a number ('high')")
