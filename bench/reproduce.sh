@@ -82,6 +82,9 @@ case "$paper" in
       "fedrolex|scenarios/dynamicfl/paper_protocol_fedrolex.yaml|"
       "feddf|scenarios/dynamicfl/paper_protocol_feddf.yaml|"
       "fedavg|scenarios/dynamicfl/paper_protocol_fedavg.yaml|"
+      # Not among the paper's baselines: one depth family (vgg5/7/9) at the same budget
+      # (algorithms/dynamicfl/README.md says how its width was chosen).
+      "inclusivefl|scenarios/dynamicfl/paper_protocol_inclusivefl.yaml|"
     )
     reference=dynamicfl
     horizon_from_budget=1
