@@ -164,32 +164,14 @@ void JobExchange::queue(std::vector<char> bytes) {
 }
 
 std::future<TrainOutcome> JobExchange::expect(uint64_t job) {
-  std::promise<TrainOutcome> promise;
-  auto future = promise.get_future();
   std::lock_guard lock(mutex_);
-  if (auto it = early_.find(job); it != early_.end()) {
-    if (it->second.outcome) promise.set_value(std::move(*it->second.outcome));
-    else promise.set_exception(std::make_exception_ptr(std::runtime_error(it->second.failure)));
-    early_.erase(it);
-  } else {
-    waiting_.emplace(job, std::move(promise));
-  }
-  return future;
+  return outcomes_.expect(job);
 }
 
 std::future<EvalPart> JobExchange::expect_part(uint64_t part) {
-  std::promise<EvalPart> promise;
-  auto future = promise.get_future();
   std::lock_guard lock(mutex_);
   ++parts_from_others_;
-  if (auto it = early_parts_.find(part); it != early_parts_.end()) {
-    if (it->second.part) promise.set_value(std::move(*it->second.part));
-    else promise.set_exception(std::make_exception_ptr(std::runtime_error(it->second.failure)));
-    early_parts_.erase(it);
-  } else {
-    waiting_parts_.emplace(part, std::move(promise));
-  }
-  return future;
+  return parts_.expect(part);
 }
 
 void JobExchange::awaiting_part(uint64_t part) {
@@ -201,7 +183,7 @@ void JobExchange::awaiting_part(uint64_t part) {
 void JobExchange::awaiting(uint64_t job) {
   std::lock_guard lock(mutex_);
   awaited_ = job;
-  if (owns(job) || early_.count(job))
+  if (owns(job) || outcomes_.arrived(job))
     note_state("fedgrid: rank %d was stopped while training job %llu ran here (rank %d)\n", job);
   else
     note_state("fedgrid: rank %d was stopped while waiting on training job %llu from rank %d\n", job);
@@ -216,44 +198,32 @@ void JobExchange::deliver(int from, const std::vector<char>& bytes) {
     done_from_[size_t(from)] = true;
     return;
   }
-  Arrival arrival;
   const bool is_part = kind == kPart || kind == kPartFailure;
+  std::string failure;
+  if (kind == kFailure || kind == kPartFailure)
+    failure = std::string(is_part ? "evaluation part " : "training job ") + std::to_string(job) + " failed on rank " +
+              std::to_string(from) + ": " + std::string(bytes.begin() + long(in.at), bytes.end());
+  if (is_part) {
+    Mailbox<EvalPart>::Arrival arrival{std::nullopt, failure};
+    if (kind == kPart) {
+      EvalPart p;
+      p.correct = in.get<int64_t>();
+      p.batch_losses = in.get_all<double>(), p.confusion = in.get_all<int64_t>();
+      p.probabilities = in.get_all<float>(), p.labels = in.get_all<int64_t>();
+      arrival.value = std::move(p);
+    }
+    parts_.deliver(job, std::move(arrival));
+    return;
+  }
+  Mailbox<TrainOutcome>::Arrival arrival{std::nullopt, failure};
   if (kind == kOutcome) {
     TrainOutcome o;
     o.mean_loss = in.get<double>(), o.steps = in.get<int64_t>(), o.epochs = in.get<int32_t>();
     o.weights = in.get_all<float>(), o.batch_losses = in.get_all<double>();
-    arrival.outcome = std::move(o);
-  } else if (kind == kPart) {
-    EvalPart p;
-    p.correct = in.get<int64_t>();
-    p.batch_losses = in.get_all<double>(), p.confusion = in.get_all<int64_t>();
-    p.probabilities = in.get_all<float>(), p.labels = in.get_all<int64_t>();
-    arrival.part = std::move(p);
-  } else {
-    arrival.failure = std::string(is_part ? "evaluation part " : "training job ") + std::to_string(job) +
-                      " failed on rank " + std::to_string(from) + ": " +
-                      std::string(bytes.begin() + long(in.at), bytes.end());
-  }
-  if (is_part) {
-    auto it = waiting_parts_.find(job);
-    if (it == waiting_parts_.end()) {
-      early_parts_.emplace(job, std::move(arrival));
-      return;
-    }
-    if (arrival.part) it->second.set_value(std::move(*arrival.part));
-    else it->second.set_exception(std::make_exception_ptr(std::runtime_error(arrival.failure)));
-    waiting_parts_.erase(it);
-    return;
+    arrival.value = std::move(o);
   }
   if (job == awaited_) note_state("fedgrid: rank %d was stopped after training job %llu arrived from rank %d\n", job);
-  auto it = waiting_.find(job);
-  if (it == waiting_.end()) {
-    early_.emplace(job, std::move(arrival));
-    return;
-  }
-  if (arrival.outcome) it->second.set_value(std::move(*arrival.outcome));
-  else it->second.set_exception(std::make_exception_ptr(std::runtime_error(arrival.failure)));
-  waiting_.erase(it);
+  outcomes_.deliver(job, std::move(arrival));
 }
 
 // Sends what is queued, delivers what arrived, and sleeps a millisecond when there was

@@ -14,11 +14,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -81,10 +83,45 @@ class JobExchange {
   static size_t message_bytes(const TrainOutcome& outcome);
 
  private:
-  struct Arrival {
-    std::optional<TrainOutcome> outcome;
-    std::optional<EvalPart> part;
-    std::string failure;
+  // Outcomes of one kind (training jobs or evaluation parts) by number: a ticket asked before
+  // its value arrives waits as a promise; a value that arrives first waits for its ticket.
+  // The caller holds mutex_.
+  template <class T>
+  struct Mailbox {
+    struct Arrival {
+      std::optional<T> value;
+      std::string failure;  // set instead of value: the owning rank's error
+    };
+    std::map<uint64_t, std::promise<T>> waiting;
+    std::map<uint64_t, Arrival> early;
+
+    std::future<T> expect(uint64_t key) {
+      std::promise<T> promise;
+      auto future = promise.get_future();
+      if (auto it = early.find(key); it != early.end()) {
+        settle(promise, std::move(it->second));
+        early.erase(it);
+      } else {
+        waiting.emplace(key, std::move(promise));
+      }
+      return future;
+    }
+    void deliver(uint64_t key, Arrival arrival) {
+      auto it = waiting.find(key);
+      if (it == waiting.end()) {
+        early.emplace(key, std::move(arrival));
+        return;
+      }
+      settle(it->second, std::move(arrival));
+      waiting.erase(it);
+    }
+    bool arrived(uint64_t key) const { return early.count(key) > 0; }
+
+   private:
+    static void settle(std::promise<T>& promise, Arrival arrival) {
+      if (arrival.value) promise.set_value(std::move(*arrival.value));
+      else promise.set_exception(std::make_exception_ptr(std::runtime_error(arrival.failure)));
+    }
   };
   void communicate();
   void deliver(int from, const std::vector<char>& bytes);
@@ -96,9 +133,8 @@ class JobExchange {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<const std::vector<char>>> outbox_;
-  std::map<uint64_t, std::promise<TrainOutcome>> waiting_;
-  std::map<uint64_t, std::promise<EvalPart>> waiting_parts_;
-  std::map<uint64_t, Arrival> early_, early_parts_;
+  Mailbox<TrainOutcome> outcomes_;
+  Mailbox<EvalPart> parts_;
   std::vector<bool> done_from_;  // by rank: its last message (finish) has arrived
   uint64_t published_ = 0, awaited_ = 0, next_part_ = 1;
   int64_t parts_from_others_ = 0;
