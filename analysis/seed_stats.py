@@ -121,17 +121,23 @@ def require_key(cells, key, option, axes):
 TIME_TO = "time_to:"
 
 
+def parse_time_to(metric):
+    """time_to:COLUMN>=X as (COLUMN, X)."""
+    column, sep, threshold = metric[len(TIME_TO):].partition(">=")
+    try:
+        value = float(threshold)
+    except ValueError:
+        value = None
+    if not sep or not column or value is None:
+        raise InputError(f"--metric {metric}: expected time_to:COLUMN>=NUMBER, e.g. time_to:accuracy>=0.8")
+    return column, value
+
+
 def time_to(cell, metric):
     """time_to:COLUMN>=X: sim_time_s of the first round of rounds.csv whose COLUMN is at least X
     (rounds without a value, such as unscored ones, never count), None when no round reaches it."""
-    column, sep, threshold = metric[len(TIME_TO):].partition(">=")
+    column, threshold = parse_time_to(metric)
     rounds_path = os.path.join(cell.path, "rounds.csv")
-    try:
-        threshold = float(threshold)
-    except ValueError:
-        threshold = None
-    if not sep or not column or threshold is None:
-        raise InputError(f"--metric {metric}: expected time_to:COLUMN>=NUMBER, e.g. time_to:accuracy>=0.8")
     rounds = read_csv(rounds_path)
     for needed in (column, "sim_time_s"):
         if needed not in rounds.columns:
@@ -282,8 +288,8 @@ def decimals(rows, factor):
 
 def markdown(rows, condition_keys, group, reference, metric, confidence, higher_is_better, pair_keys, notes):
     if metric.startswith(TIME_TO):
-        column, _, threshold = metric[len(TIME_TO):].partition(">=")
-        label, factor = f"simulated time to {column} >= {threshold} (s)", 1
+        column, threshold = parse_time_to(metric)
+        label, factor = f"simulated time to {column} >= {threshold:g} (s)", 1
     else:
         label, factor = metric_label(metric[len("rounds:"):] if metric.startswith("rounds:") else metric)
     number = "{:.2f}" if factor == 100 else f"{{:.{decimals(rows, factor)}f}}"
