@@ -1,11 +1,14 @@
 // training.fuse's batched training (sim/jobs/fused_training.hpp): every member of a fused job
-// ends where its own job ends (weights within 1e-5 relative, the same steps, epochs and losses),
-// for each fused arch, the three optimisers, the proximal term and jobs sized in steps; members
-// of different sizes stop at their own last batch. The queue fuses only what it may.
+// ends where its own job ends (the same steps and epochs; weights within 1e-5 relative and the
+// same losses under SGD, within a looser bound under Adam and AdamW, where a rounding difference
+// can throw a unit off course: see trimmed_relative_gap), for each fused arch, the three
+// optimisers, the proximal term and jobs sized in steps; members of different sizes stop at their
+// own last batch. The queue fuses only what it may.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "algorithms/proximal.hpp"
@@ -36,6 +39,31 @@ double relative_gap(const std::vector<float>& a, const std::vector<float>& b) {
   for (size_t i = 0; i < b.size(); ++i) diff += std::pow(double(a[i]) - b[i], 2), norm += double(b[i]) * b[i];
   return std::sqrt(diff / std::max(norm, 1e-30));
 }
+
+// ||a - b|| / ||b|| over all but the `share` of entries that differ most. Adam steps each weight
+// by about lr whatever its gradient's size, so where fused and alone round a pre-activation on
+// either side of a ReLU's kink (the grouped convolution sums in another order), that unit's
+// fan-in takes a different step of ~lr, and the later gradients of every weight differ a little.
+// On an AVX-512 EPYC (family 26) the AdamW case's first member ends 5.0e-4 apart: 701 of its
+// 582,026 weights (one unit's) by more than 1e-4, up to 1.3e-3; the rest 8.8e-5 apart (every
+// other member and case within 1.1e-5). A real error moves every weight by far more: with the
+// decay left out 5.2e-3, coupled 0.31, over the same trimmed share
+// (TrimmedGapStillSeesAMissingDecay).
+double trimmed_relative_gap(const std::vector<float>& a, const std::vector<float>& b, double share) {
+  std::vector<double> sq(b.size());
+  double norm = 0;
+  for (size_t i = 0; i < b.size(); ++i) sq[i] = std::pow(double(a[i]) - b[i], 2), norm += double(b[i]) * b[i];
+  const size_t dropped = size_t(double(sq.size()) * share);
+  std::nth_element(sq.begin(), sq.end() - ptrdiff_t(dropped), sq.end());
+  double diff = 0;
+  for (size_t i = 0; i + dropped < sq.size(); ++i) diff += sq[i];
+  return std::sqrt(diff / std::max(norm, 1e-30));
+}
+
+// An Adam-family comparison: the share of weights it leaves out, its bound on the rest (between
+// the thrown run's 8.8e-5 and the missing decay's 5.2e-3), and on each loss (a thrown unit moved
+// one by 2e-5 relative).
+constexpr double kAdamKinkShare = 0.01, kAdamWeightTolerance = 5e-4, kAdamLossTolerance = 1e-4;
 
 struct Case {
   models::ModelSpec spec;
@@ -78,16 +106,20 @@ void expect_fused_equals_alone(const Case& c) {
   }
   const std::vector<TrainOutcome> together = train_fused(fused);
   ASSERT_EQ(together.size(), alone.size());
+  const bool adam = c.optimizer.kind != Optimizer::Sgd;
+  const double loss_tolerance = adam ? kAdamLossTolerance : 1e-5;
   for (size_t m = 0; m < alone.size(); ++m) {
     SCOPED_TRACE(models::spec_label(c.spec) + " member " + std::to_string(m));
     EXPECT_EQ(together[m].steps, alone[m].steps);
     EXPECT_EQ(together[m].epochs, alone[m].epochs);
     ASSERT_EQ(together[m].weights.size(), alone[m].weights.size());
-    EXPECT_LT(relative_gap(together[m].weights, alone[m].weights), 1e-5);
+    EXPECT_LT(trimmed_relative_gap(together[m].weights, alone[m].weights, adam ? kAdamKinkShare : 0),
+              adam ? kAdamWeightTolerance : 1e-5);
     ASSERT_EQ(together[m].batch_losses.size(), alone[m].batch_losses.size());
     for (size_t b = 0; b < alone[m].batch_losses.size(); ++b)
-      EXPECT_NEAR(together[m].batch_losses[b], alone[m].batch_losses[b], 1e-5 * std::max(1.0, alone[m].batch_losses[b]));
-    EXPECT_NEAR(together[m].mean_loss, alone[m].mean_loss, 1e-5 * std::max(1.0, alone[m].mean_loss));
+      EXPECT_NEAR(together[m].batch_losses[b], alone[m].batch_losses[b],
+                  loss_tolerance * std::max(1.0, alone[m].batch_losses[b]));
+    EXPECT_NEAR(together[m].mean_loss, alone[m].mean_loss, loss_tolerance * std::max(1.0, alone[m].mean_loss));
     // The job really trained: a test that compared two untouched models could not fail.
     EXPECT_GT(relative_gap(alone[m].weights, models[m].weights), 1e-4);
   }
@@ -108,6 +140,22 @@ TEST(FusedTraining, NarrowWidthAndColour) {
 TEST(FusedTraining, VggFamilyWithBatchNorm) { expect_fused_equals_alone({{"vgg5", 1, 28, 28, 10}, {Optimizer::Sgd, 0.02, 0.9, 0}, 1}); }
 TEST(FusedTraining, AdamWithWeightDecay) { expect_fused_equals_alone({kCnnBn, {Optimizer::Adam, 1e-3, 0, 1e-4}}); }
 TEST(FusedTraining, AdamWWithDecoupledWeightDecay) { expect_fused_equals_alone({kCnn, {Optimizer::AdamW, 1e-3, 0, 0.5}}); }
+// The trimmed comparison of the Adam cases still fails a member whose decoupled decay is left out
+// or coupled: each moves every weight, not a share of them.
+TEST(FusedTraining, TrimmedGapStillSeesAMissingDecay) {
+  const data::Dataset d = noise_dataset(1, 28, 10, 160);
+  data::Indices train(37);
+  for (size_t i = 0; i < train.size(); ++i) train[i] = int64_t(i);
+  const data::Indices none;
+  auto trained = [&](Optimizer kind, double decay) {
+    Model model{kCnn, initial_weights(kCnn, 100)};
+    JobInput job{&model, &d, &train, &none, 16, 0, {kind, 1e-3, 0, decay}, 1000};
+    return PlainTraining(2).run(job).weights;
+  };
+  const std::vector<float> adamw = trained(Optimizer::AdamW, 0.5);
+  EXPECT_GT(trimmed_relative_gap(trained(Optimizer::AdamW, 0), adamw, kAdamKinkShare), 2 * kAdamWeightTolerance);
+  EXPECT_GT(trimmed_relative_gap(trained(Optimizer::Adam, 0.5), adamw, kAdamKinkShare), 2 * kAdamWeightTolerance);
+}
 TEST(FusedTraining, PlainSgdWithoutMomentum) { expect_fused_equals_alone({kMlp, {Optimizer::Sgd, 0.1, 0, 0}, 3}); }
 TEST(FusedTraining, JobsSizedInStepsStopAtTheirStep) { expect_fused_equals_alone({kCnn, {Optimizer::Sgd, 0.05, 0.9, 0}, 1, 7}); }
 TEST(FusedTraining, ProximalTermAnchoredAtTheStart) { expect_fused_equals_alone({kLenet, {Optimizer::Sgd, 0.05, 0.9, 0}, 2, 0, 0.5}); }
