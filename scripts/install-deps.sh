@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  libsimgrid-dev libtorch-dev libopenblas0-openmp
+  libsimgrid-dev libns3-dev libtorch-dev libopenblas0-openmp
   libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libfccp-dev
   libeigen3-dev liblbfgspp-dev libboost-dev libboost-program-options-dev libboost-filesystem-dev libgtest-dev libgmock-dev libzip-dev zlib1g-dev libzfp-dev
   libopenmpi-dev openmpi-bin

@@ -21,11 +21,14 @@ struct ModeName {
   std::string_view name;  // as a scenario writes it (a literal: data() ends in '\0')
 };
 
-// timing.network: SimGrid's LV08 model ("default"), CM02's exact latency + size / bandwidth, or
-// fluid (CM02's sharing of the star's server links, computed incrementally; sim/engine/star_fluid.hpp).
-enum class NetworkModel { Lv08, Cm02, Fluid };
-inline constexpr ModeName<NetworkModel> kNetworkModels[] = {
-    {NetworkModel::Lv08, "default"}, {NetworkModel::Cm02, "cm02"}, {NetworkModel::Fluid, "fluid"}};
+// timing.network: SimGrid's LV08 model ("default"), CM02's exact latency + size / bandwidth,
+// fluid (CM02's sharing of the star's server links, computed incrementally; sim/engine/star_fluid.hpp),
+// or ns3 (packet-level TCP; sim/network/packet_network.hpp).
+enum class NetworkModel { Lv08, Cm02, Fluid, Ns3 };
+inline constexpr ModeName<NetworkModel> kNetworkModels[] = {{NetworkModel::Lv08, "default"},
+                                                            {NetworkModel::Cm02, "cm02"},
+                                                            {NetworkModel::Fluid, "fluid"},
+                                                            {NetworkModel::Ns3, "ns3"}};
 constexpr std::span<const ModeName<NetworkModel>> modes_of(NetworkModel) { return kNetworkModels; }
 
 // timing.compute: a job costs its analytic FLOPs / the host's speed, or the seconds per step a

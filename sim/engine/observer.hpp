@@ -85,7 +85,8 @@ struct RunSummary {
   // The metrics' summary entries this run has (final_accuracy, bytes_total, faults.*, ...), in
   // declaration order.
   std::vector<SummaryFigure> figures;
-  bool fluid_network = false;  // timing.network: fluid (summary.json says so)
+  bool fluid_network = false;   // timing.network: fluid (summary.json says so)
+  bool packet_network = false;  // timing.network: ns3 (summary.json says so)
   std::vector<std::pair<std::string, std::string>> versions;
 
   // The figure under summary.json key `key` (nested: "faults.updates_lost"); null if absent.

@@ -212,6 +212,11 @@ void Recorder::on_finish(const RunSummary& s) {
           {"note", "transfers to and from the server shared by fedgrid's incremental max-min model of cm02, not by "
                    "SimGrid's solver (docs/performance.md, \"Timing-only runs and cohorts\": its measured difference "
                    "from cm02)"}};
+    if (key == "network" && s.packet_network)
+      return nlohmann::ordered_json{
+          {"model", "ns3"},
+          {"note", "every transfer a TCP connection simulated packet by packet by ns-3, TCP as timing.tcp.* sets it "
+                   "(docs/guide/time-model.md, \"Packet level\")"}};
     return std::nullopt;
   };
   // The metrics' summary entries: "a.b" is entry b of object a, placed where a is.

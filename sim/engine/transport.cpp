@@ -11,6 +11,7 @@
 #include "sim/engine/federation.hpp"
 #include "sim/engine/star_fluid.hpp"
 #include "sim/engine/world.hpp"
+#include "sim/network/packet_network.hpp"
 
 namespace fedgrid {
 namespace sg4 = simgrid::s4u;
@@ -92,11 +93,46 @@ class FluidTransport : public PlainTransport {
   std::unique_ptr<StarFluid> fluid_;
 };
 
+// Every transfer a TCP connection in ns-3 (sim/network/packet_network.hpp): host 0 is the server,
+// host 1 + i hospital i, each attached as the generated star attaches it.
+class PacketTransport : public PlainTransport {
+ public:
+  PacketTransport(const World& world, const ActorTags& tags, RecordActivity record) : PlainTransport(tags, std::move(record)) {
+    const auto& p = world.platform;
+    const auto& s = world.scenario;
+    // The star's backbone becomes a latency in ns-3: refused where its bandwidth could bind.
+    double uplinks = p.server_spec.uplink_bps;
+    for (const auto& h : p.hospital_specs) uplinks += h.uplink_bps;
+    if (s.platform.backbone_bandwidth_bps < uplinks)
+      throw s.error_at("timing.network", "ns3 needs platform.backbone.bandwidth_bps (" +
+                                             std::to_string(s.platform.backbone_bandwidth_bps) +
+                                             ") at least every host's uplink together (" + std::to_string(uplinks) +
+                                             " bit/s): its star carries the backbone as a latency, never a bottleneck");
+    const double half_backbone = s.platform.backbone_latency_s / 2;
+    auto attach = [&](const platforms::MachineSpec& m) {
+      return network::Attachment{m.uplink_bps, m.downlink_bps, m.latency_s + half_backbone};
+    };
+    std::vector<network::Attachment> hosts{attach(p.server_spec)};
+    for (const auto& h : p.hospital_specs) hosts.push_back(attach(h));
+    packets_ = std::make_unique<network::PacketNetwork>(hosts, s.timing.tcp, p.server);
+  }
+  void send(Node& from, Node& to, int64_t bytes) override {
+    const double start = sim_now();
+    packets_->transfer(host(from), host(to), bytes);
+    sent(from, to, start, bytes);
+  }
+
+ private:
+  static int host(const Node& n) { return n.is_server() ? 0 : 1 + n.id(); }
+  std::unique_ptr<network::PacketNetwork> packets_;
+};
+
 }  // namespace
 
 std::unique_ptr<Transport> make_transport(const World& world, FaultGuards& guards, const ActorTags& tags,
                                           RecordActivity record) {
   if (world.scenario.timing.network == NetworkModel::Fluid) return std::make_unique<FluidTransport>(world, tags, std::move(record));
+  if (world.scenario.timing.network == NetworkModel::Ns3) return std::make_unique<PacketTransport>(world, tags, std::move(record));
   if (guards.any()) return std::make_unique<GuardedTransport>(guards, tags, std::move(record));
   return std::make_unique<PlainTransport>(tags, std::move(record));
 }

@@ -2,6 +2,7 @@
 // How a transfer crosses the simulated network, chosen once when the run is set up:
 //   plain     SimGrid's own network model (timing.network: cm02 or the others SimGrid has);
 //   fluid     the server's links shared by max-min fairness in closed form (StarFluid);
+//   packet    every transfer a TCP connection simulated packet by packet (timing.network: ns3);
 //   guarded   as plain, but a hospital's transfer under faults is cut with its work (FaultGuards).
 // Every transfer is recorded as a "send" activity of the round it counts toward.
 #include <cstdint>
@@ -30,8 +31,8 @@ class Transport {
   virtual void check_route(const Node& from, const Node& to) const { (void)from, (void)to; }
 };
 
-// The transport the scenario asks for: fluid (timing.network: fluid; faults are refused with
-// it), guarded (any faults.* set), else plain.
+// The transport the scenario asks for: fluid or packet (timing.network: fluid or ns3; faults are
+// refused with either), guarded (any faults.* set), else plain.
 std::unique_ptr<Transport> make_transport(const World& world, FaultGuards& guards, const ActorTags& tags,
                                           RecordActivity record);
 

@@ -160,6 +160,11 @@ std::vector<CrossKeyRule> timing_rules() {
        says("fluid and timing.cohorts are two ways to scale: choose one")},
       {{"timing.network", "faults"}, [](S s) { return s.timing.network == NetworkModel::Fluid && s.faults.any(); },
        says("fluid cannot cut a transfer half way, as faults.* need (use cm02)")},
+      // ns3 builds its own network from the generated star's figures (sim/network/packet_network.hpp).
+      {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == NetworkModel::Ns3 && !s.platform.xml.empty(); },
+       says("ns3 builds the generated star packet by packet; a platform.xml's zones and routes are SimGrid's alone (use default or cm02)")},
+      {{"timing.network", "faults"}, [](S s) { return s.timing.network == NetworkModel::Ns3 && s.faults.any(); },
+       says("ns3 cannot yet cut a connection half way or change a link's rate mid-run, as faults.* need (use cm02)")},
   };
 }
 

@@ -10,6 +10,7 @@
 #include "sim/compression/codec_settings.hpp"
 #include "sim/core/augment_settings.hpp"
 #include "sim/core/modes.hpp"
+#include "sim/network/tcp_settings.hpp"
 #include "sim/scenario/key_values.hpp"
 
 namespace fedgrid {
@@ -150,6 +151,7 @@ struct Scenario {
     std::string profile;  // timing.compute: profile: the profile CSV or folder, resolved
     NetworkModel network = NetworkModel::Lv08;
     bool cohorts = false;
+    network::TcpSettings tcp;  // timing.network: ns3
   } timing;
 
   // Faults in the simulated world (sim/engine/faults.hpp): all off by default.

@@ -4,6 +4,8 @@
 
 namespace fedgrid::key_sections {
 
+void tcp_keys(Keys& k);
+
 void timing_keys(Keys& k) {
   using S = Scenario;
   k.group("timing", "How simulated time is charged");
@@ -12,9 +14,49 @@ void timing_keys(Keys& k) {
       .bind<std::string>("timing.profile", [](S& s) -> auto& { return s.timing.profile; }, none,
                          "timing.compute profile: the profile CSV, or a folder of them (one per machine)");
   k.bind_mode<NetworkModel>("timing.network", [](S& s) -> auto& { return s.timing.network; }, "default",
-                            "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; docs/performance.md, \"Timing-only runs and cohorts\")")
+                            "default (SimGrid LV08) | cm02 (exact latency + size / bandwidth) | fluid (cm02's sharing of the star's server links, computed incrementally: 100,000 distinct hospitals; docs/performance.md, \"Timing-only runs and cohorts\") | ns3 (every transfer a TCP connection simulated packet by packet by ns-3, timing.tcp.*; docs/guide/time-model.md, \"Packet level\")")
       .bind<bool>("timing.cohorts", [](S& s) -> auto& { return s.timing.cohorts; }, "false",
                   "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links");
+  tcp_keys(k);
+}
+
+// timing.tcp.*: ns-3's TCP set as a current Linux host runs it (Linux 6.x defaults), each with
+// the reason for its default.
+void tcp_keys(Keys& k) {
+  using S = Scenario;
+  const network::TcpSettings d;
+  auto tcp = [](S& s) -> network::TcpSettings& { return s.timing.tcp; };
+  k.group("timing.tcp", "TCP under timing.network: ns3, as a current Linux host runs it by default")
+      .bind<std::string>("timing.tcp.congestion", [tcp](S& s) -> auto& { return tcp(s).congestion; }, d.congestion,
+                         "Congestion control: cubic (Linux's default since 2.6.19, with HyStart) | newreno | bbr",
+                         {.allowed = {"cubic", "newreno", "bbr"}})
+      .bind<bool>("timing.tcp.sack", [tcp](S& s) -> auto& { return tcp(s).sack; }, d.sack ? "true" : "false",
+                  "Selective acknowledgements (RFC 2018; Linux: net.ipv4.tcp_sack = 1)")
+      .bind<int>("timing.tcp.initial_cwnd_segments", [tcp](S& s) -> auto& { return tcp(s).initial_cwnd_segments; },
+                 std::to_string(d.initial_cwnd_segments),
+                 "Initial congestion window in segments (RFC 6928; Linux's since 2.6.39)", {.min = 1, .max = 1000})
+      .bind<int>("timing.tcp.mss_bytes", [tcp](S& s) -> auto& { return tcp(s).mss_bytes; }, std::to_string(d.mss_bytes),
+                 "Segment payload: a 1500-byte Ethernet MTU less IPv4 (20), TCP (20) and timestamp option (12) headers",
+                 {.min = 500, .max = 8948})
+      .bind<int64_t>("timing.tcp.send_buffer_bytes", [tcp](S& s) -> auto& { return tcp(s).send_buffer_bytes; },
+                     std::to_string(d.send_buffer_bytes),
+                     "Send buffer: Linux autotuning's ceiling (net.ipv4.tcp_wmem max, 4 MiB); ns-3 does not autotune, so the ceiling is set from the start",
+                     {.min = 16384, .max = 1073741824})
+      .bind<int64_t>("timing.tcp.receive_buffer_bytes", [tcp](S& s) -> auto& { return tcp(s).receive_buffer_bytes; },
+                     std::to_string(d.receive_buffer_bytes),
+                     "Receive window: what Linux advertises at autotuning's ceiling (net.ipv4.tcp_rmem max 6 MiB, half kept for overhead: tcp_adv_win_scale = 1)",
+                     {.min = 16384, .max = 1073741824})
+      .bind<double>("timing.tcp.min_rto_s", [tcp](S& s) -> auto& { return tcp(s).min_rto_s; }, "0.2",
+                    "Minimum retransmission timeout (Linux's TCP_RTO_MIN, 200 ms; ns-3's own is 1 s)", {.min = 0.001, .max = 60})
+      .bind<double>("timing.tcp.initial_rto_s", [tcp](S& s) -> auto& { return tcp(s).initial_rto_s; }, "1",
+                    "Retransmission timeout of a lost SYN (RFC 6298's 1 s, Linux's TCP_TIMEOUT_INIT; ns-3's own is 3 s)",
+                    {.min = 0.001, .max = 60})
+      .bind<double>("timing.tcp.delayed_ack_s", [tcp](S& s) -> auto& { return tcp(s).delayed_ack_s; }, "0.04",
+                    "Delayed-ACK timeout, an ACK every second segment otherwise (Linux's TCP_ATO_MIN, 40 ms; ns-3's own is 200 ms)",
+                    {.min = 0, .max = 1})
+      .bind<double>("timing.tcp.queue_s", [tcp](S& s) -> auto& { return tcp(s).queue_s; }, "0.1",
+                    "Each link's drop-tail queue holds what the link sends in this long, at least 4 segments: one bandwidth-delay product at a 100 ms round trip (the rule of thumb for access routers' buffers, Villamizar & Song 1994)",
+                    {.min = 0.0001, .max = 10});
 }
 
 void faults_keys(Keys& k) {

@@ -1,0 +1,23 @@
+#pragma once
+// timing.tcp.*: TCP under timing.network: ns3, as a current Linux host runs it by default. The
+// reasons for each default are in the key reference (sim/scenario/keys/timing_keys.cpp); the
+// scenario holds these, sim/network/packet_network.cpp hands them to ns-3.
+#include <cstdint>
+#include <string>
+
+namespace fedgrid::network {
+
+struct TcpSettings {
+  std::string congestion = "cubic";  // cubic | newreno | bbr
+  bool sack = true;
+  int initial_cwnd_segments = 10;
+  int mss_bytes = 1448;
+  int64_t send_buffer_bytes = 4194304;
+  int64_t receive_buffer_bytes = 3145728;
+  double min_rto_s = 0.2;
+  double initial_rto_s = 1.0;
+  double delayed_ack_s = 0.04;
+  double queue_s = 0.1;  // each link's queue holds what it sends in this long
+};
+
+}  // namespace fedgrid::network
