@@ -263,7 +263,10 @@ def emulate(emulator, config, out_dir, log_path):
         raise Failure(f"{read_text(log_path)}validate_timing: the emulation of {config['name']} failed (exit {rc})")
 
 
-ARMS = ("matched", "linear", "replay")
+# replay-ns3: the replay with every transfer TCP packet by packet (timing.network: ns3), where the
+# others run cm02, the rule the emulator's pacer follows: its send errors say what the pacer
+# leaves out (handshakes, slow start, queues, losses).
+ARMS = ("matched", "linear", "replay", "replay-ns3")
 
 
 def replay_profile(config, cdir):
@@ -295,7 +298,8 @@ def replay_profile(config, cdir):
 
 def simulate(fedgrid, config, cdir, arm):
     """fedgrid run of the configuration; arm 'matched' (here@SHARE, factor 1), 'linear' (idle,
-    factor SHARE) or 'replay' (each hospital's realised step time, replay-NAME, factor 1)."""
+    factor SHARE), 'replay' (each hospital's realised step time, replay-NAME, factor 1) or
+    'replay-ns3' (the replay under timing.network: ns3; the others run cm02)."""
     s = config["server"]
     tiers = os.path.join(cdir, "tiers.yaml")
     with open(tiers, "w") as f:
@@ -311,7 +315,8 @@ def simulate(fedgrid, config, cdir, arm):
                     "speed_factor", "samples"])
         for h in config["hospitals"]:
             device, factor = {"matched": (f"here@{share_name(h['share'])}", 1.0), "linear": ("idle", h["share"]),
-                              "replay": (f"replay-{h['name']}", 1.0)}[arm]
+                              "replay": (f"replay-{h['name']}", 1.0),
+                              "replay-ns3": (f"replay-{h['name']}", 1.0)}[arm]
             w.writerow([h["name"], "site", "", repr(h["uplink_bps"]), repr(h["downlink_bps"]), repr(h["latency_s"]),
                         device, repr(factor), h["samples"]])
     server_device = "idle" if arm == "linear" else f"here@{share_name(distinct_shares(config)[0])}"
@@ -328,7 +333,7 @@ model: {{arch: {config['arch']}}}
 training: {{mode: timing-only, batch_size: {config['batch_size']}, local_epochs: {config['epochs']}}}
 algorithm: {{name: {config['algorithm']}}}
 stop: {{rounds: {config['rounds']}}}
-timing: {{compute: profile, profile: {os.path.join(cdir, 'profile')}, network: cm02}}
+timing: {{compute: profile, profile: {os.path.join(cdir, 'profile')}, network: {'ns3' if arm == 'replay-ns3' else 'cm02'}}}
 output: {{trace: false}}
 """)
     log_path = os.path.join(cdir, f"{arm}.log")
