@@ -76,12 +76,13 @@ TEST(Modes, AScenarioIsReadOnceIntoTheEnums) {
       "platform: {hospitals: [{tier: weak, count: 2, vary: {uplink_bps: {dist: uniform, min: 1e6, max: 2e6}}}]}\n",
       "x.yaml");
   EXPECT_EQ(drawn.platform.hospitals.at(0).vary.at("uplink_bps").dist, FigureDist::Uniform);
+  EXPECT_EQ(load_scenario_text(platform, "x.yaml", {"timing.network=ns3"}).timing.network, NetworkModel::Ns3);
   try {
-    load_scenario_text(platform, "x.yaml", {"timing.network=ns3"});
+    load_scenario_text(platform, "x.yaml", {"timing.network=ns2"});
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.problems().at(0).key, "timing.network");
-    EXPECT_EQ(e.problems().at(0).message, "'ns3' is not one of: default, cm02, fluid");
+    EXPECT_EQ(e.problems().at(0).message, "'ns2' is not one of: default, cm02, fluid, ns3");
   }
   try {
     load_scenario_text(platform, "x.yaml", {"training.precision=fp16"});

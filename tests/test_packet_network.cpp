@@ -180,9 +180,10 @@ TEST(PacketRuns, WhatNs3CannotCarryIsRefusedNamingTheKey) {
       {"--set faults.offline_probability=0.1", "timing.network"},
       {"--set timing.cohorts=true", "timing.cohorts"},
       {"--set platform.backbone.bandwidth_bps=1e8", "platform.backbone.bandwidth_bps"},
-      {"--set timing.tcp.congestion=vegas", "timing.tcp.congestion"},
       {"--set timing.tcp.initial_cwnd_segments=0", "timing.tcp.initial_cwnd_segments"},
       {"--set timing.tcp.min_rto_s=-1", "timing.tcp.min_rto_s"},
+      {"--set timing.tcp.receive_buffer_bytes=8388608", "timing.tcp.receive_buffer_bytes"},
+      {"--set timing.tcp.congestion=bbr", "timing.tcp.congestion"},
   };
   for (const auto& [set, key] : cases)
     for (const char* command : {"validate ", "run "}) {

@@ -8,15 +8,19 @@
 //     PATTERN    up (every hospital to the server at once) | down (the server to every hospital
 //                at once) | round (down, then each hospital up as soon as its copy arrived) |
 //                relay (server -> h0 -> h1 ... -> server, one after another) | peer (each
-//                hospital to the next, all at once)
+//                hospital to the next, all at once) | same (as many transfers as hospitals, all
+//                from h0 to the server at once: one host's connections sharing its link)
 //     SERVER     UP_BPS:DOWN_BPS:LATENCY_S
 //     HOSPITALS  COUNT:UP_BPS:DOWN_BPS:LATENCY_S[,COUNT:...]
+// NETBENCH_CONGESTION (environment): ns3's congestion control (timing.tcp.congestion), default cubic.
 // Prints CSV: flow,from,to,bytes,start_s,end_s (hosts: server, h0, h1, ...), then on stderr
 // the wall seconds, the peak resident memory and, under ns3, ns-3's event count.
 #include <simgrid/s4u.hpp>
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -61,7 +65,9 @@ class Mover {
     if (model == "ns3") {
       std::vector<fedgrid::network::Attachment> hosts{attach(p.server_spec, backbone_latency)};
       for (const auto& h : p.hospital_specs) hosts.push_back(attach(h, backbone_latency));
-      packets_ = std::make_unique<fedgrid::network::PacketNetwork>(hosts, fedgrid::network::TcpSettings{}, p.server);
+      fedgrid::network::TcpSettings tcp;
+      if (const char* cc = std::getenv("NETBENCH_CONGESTION")) tcp.congestion = cc;
+      packets_ = std::make_unique<fedgrid::network::PacketNetwork>(hosts, tcp, p.server);
     }
   }
   void move(int from, int to, int64_t bytes) {
@@ -105,8 +111,10 @@ int main(int argc, char** argv) {
       hospitals.push_back(machine("h" + std::to_string(hospitals.size()), v.at(1), v.at(2), v.at(3)));
   }
   const auto wall0 = std::chrono::steady_clock::now();
-  int sg_argc = 1;
-  sg4::Engine engine(&sg_argc, argv);
+  char quiet[] = "--log=xbt_cfg.thres:warning";
+  char* sg_argv[] = {argv[0], quiet, nullptr};
+  int sg_argc = 2;
+  sg4::Engine engine(&sg_argc, sg_argv);
   engine.set_config("network/optim:Full");
   if (model == "cm02" || model == "fluid" || model == "ns3") {  // ns3: SimGrid's network carries nothing
     engine.set_config("network/model:CM02");
@@ -132,6 +140,7 @@ int main(int argc, char** argv) {
   else if (pattern == "down") for (int i = 1; i <= n; ++i) on(i, [&, i] { timed(0, i); });
   else if (pattern == "round") for (int i = 1; i <= n; ++i) on(i, [&, i] { timed(0, i), timed(i, 0); });
   else if (pattern == "peer") for (int i = 1; i <= n; ++i) on(i, [&, i] { timed(i, i % n + 1); });
+  else if (pattern == "same") for (int i = 1; i <= n; ++i) on(i, [&] { timed(1, 0); });
   else if (pattern == "relay") on(0, [&] { for (int i = 0; i <= n; ++i) timed(i, i == n ? 0 : i + 1); });
   else {
     std::fprintf(stderr, "unknown pattern '%s'\n", pattern.c_str());

@@ -120,8 +120,7 @@ int64_t ticks(double seconds) { return std::llround(seconds * 1e9); }  // ns-3's
 std::string congestion_type(const std::string& name) {
   if (name == "cubic") return "ns3::TcpCubic";
   if (name == "newreno") return "ns3::TcpNewReno";
-  if (name == "bbr") return "ns3::TcpBbr";
-  throw std::invalid_argument("unknown TCP congestion control '" + name + "' (cubic | newreno | bbr)");
+  throw std::invalid_argument("unknown TCP congestion control '" + name + "' (cubic | newreno)");
 }
 
 // ns-3's socket defaults set to the scenario's before any socket exists.

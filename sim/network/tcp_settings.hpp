@@ -8,12 +8,12 @@
 namespace fedgrid::network {
 
 struct TcpSettings {
-  std::string congestion = "cubic";  // cubic | newreno | bbr
+  std::string congestion = "cubic";  // cubic | newreno
   bool sack = true;
   int initial_cwnd_segments = 10;
   int mss_bytes = 1448;
   int64_t send_buffer_bytes = 4194304;
-  int64_t receive_buffer_bytes = 3145728;
+  int64_t receive_buffer_bytes = 33554432;
   double min_rto_s = 0.2;
   double initial_rto_s = 1.0;
   double delayed_ack_s = 0.04;

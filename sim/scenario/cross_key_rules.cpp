@@ -166,6 +166,11 @@ std::vector<CrossKeyRule> timing_rules() {
       {{"timing.tcp", "timing.network"},
        [](S s) { return s.timing.network != NetworkModel::Ns3 && !(s.timing.tcp == network::TcpSettings{}); },
        says("is read only with timing.network: ns3 (the flow models have no TCP)")},
+      {{"timing.tcp.receive_buffer_bytes", "timing.tcp.send_buffer_bytes"},
+       [](S s) { return s.timing.tcp.receive_buffer_bytes <= 2 * s.timing.tcp.send_buffer_bytes; },
+       says("must exceed twice timing.tcp.send_buffer_bytes: then the receive window (less the out-of-order bytes "
+            "it holds, at most a send buffer) never meets the flight, where ns-3 3.37 sends an empty segment and "
+            "crashes (its bug 991, fixed after 3.37)")},
       {{"timing.network", "faults"}, [](S s) { return s.timing.network == NetworkModel::Ns3 && s.faults.any(); },
        says("ns3 cannot yet cut a connection half way or change a link's rate mid-run, as faults.* need (use cm02)")},
   };
