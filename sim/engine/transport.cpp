@@ -108,6 +108,12 @@ class PacketTransport : public PlainTransport {
                                              std::to_string(s.platform.backbone_bandwidth_bps) +
                                              ") at least every host's uplink together (" + std::to_string(uplinks) +
                                              " bit/s): its star carries the backbone as a latency, never a bottleneck");
+    // The server's broadcast opens a connection to every hospital at once, each from one of the
+    // 16,384 ephemeral ports ns-3 gives a host.
+    if (p.hospital_specs.size() > network::PacketNetwork::kMaxHospitals)
+      throw s.error_at("timing.network", "ns3 carries at most " + std::to_string(network::PacketNetwork::kMaxHospitals) +
+                                             " hospitals (a host's ephemeral ports, one per connection at once); this "
+                                             "platform has " + std::to_string(p.hospital_specs.size()) + " (use default or cm02)");
     const double half_backbone = s.platform.backbone_latency_s / 2;
     auto attach = [&](const platforms::MachineSpec& m) {
       return network::Attachment{m.uplink_bps, m.downlink_bps, m.latency_s + half_backbone};

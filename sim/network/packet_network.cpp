@@ -225,7 +225,8 @@ struct PacketNetwork::Impl {
       listeners[f->to] = l;
     }
     auto s = Socket::CreateSocket(nodes[f->from], TcpSocketFactory::GetTypeId());
-    s->Bind();
+    if (s->Bind() != 0)
+      throw std::runtime_error("ns-3: host " + std::to_string(f->from) + " has no free port for another connection");
     Address local;
     s->GetSockName(local);
     by_endpoint[endpoint(host_address(uint32_t(f->from)), InetSocketAddress::ConvertFrom(local).GetPort())] = f;

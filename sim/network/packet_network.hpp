@@ -55,6 +55,10 @@ class PacketNetwork {
 
   PacketStats stats() const;
 
+  // A host opens at most this many connections at once (ns-3's ephemeral ports, less a margin
+  // for those still in TIME_WAIT).
+  static constexpr size_t kMaxHospitals = 16000;
+
   // Each link's queue in bytes under these settings: rate x queue_s, at least 4 segments.
   static uint32_t queue_bytes(double rate_bps, const TcpSettings& tcp);
 
