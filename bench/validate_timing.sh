@@ -5,6 +5,6 @@
 #
 # A thin wrapper: bench/validate_timing.py does the work, and its header says what (the six
 # fixed configurations or N drawn ones, calibration under the emulation's CPU shares, the
-# emulation, the "matched" and "linear" simulations, what the error is made of; the last line
+# emulation, the "matched", "linear", "replay" and "replay-ns3" simulations, what the error is made of; the last line
 # is the summary). Needs root for the cgroups; run it alone.
 exec python3 "$(dirname "$0")/validate_timing.py" "$@"
