@@ -13,6 +13,8 @@
 //     SERVER     UP_BPS:DOWN_BPS:LATENCY_S
 //     HOSPITALS  COUNT:UP_BPS:DOWN_BPS:LATENCY_S[,COUNT:...]
 // NETBENCH_CONGESTION (environment): ns3's congestion control (timing.tcp.congestion), default cubic.
+// NETBENCH_SIMGRID_CFG (environment): one more SimGrid setting, e.g. network/latency-factor:4
+// (bench/network/fit_lv08.py tries LV08's factors with it).
 // Prints CSV: flow,from,to,bytes,start_s,end_s (hosts: server, h0, h1, ...), then on stderr
 // the wall seconds, the peak resident memory and, under ns3, ns-3's event count.
 #include <simgrid/s4u.hpp>
@@ -125,6 +127,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "unknown model '%s'\n", model.c_str());
     return 2;
   }
+  if (const char* cfg = std::getenv("NETBENCH_SIMGRID_CFG")) engine.set_config(cfg);
   const auto platform = fedgrid::platforms::build_star_platform(
       machine("server", server.at(0), server.at(1), server.at(2)), hospitals, {100e9, backbone_latency});
   Mover mover(model, platform, backbone_latency);
