@@ -1,5 +1,6 @@
 #include "sim/engine/run.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <spdlog/spdlog.h>
@@ -105,6 +106,15 @@ void configure_engine(sg4::Engine& engine, const Scenario& s) {
     engine.set_config("network/weight-S:0");
     engine.set_config("network/TCP-gamma:0");
     engine.set_config("network/crosstraffic:0");
+  }
+  // LV08's factors where the scenario changes them (never set otherwise: SimGrid's own apply).
+  const Scenario::Timing::Lv08 lv08 = s.timing.lv08, simgrid_lv08;
+  if (s.timing.network == NetworkModel::Lv08) {
+    if (lv08.latency_factor != simgrid_lv08.latency_factor)
+      engine.set_config("network/latency-factor:" + fmt::format("{}", lv08.latency_factor));
+    if (lv08.bandwidth_factor != simgrid_lv08.bandwidth_factor)
+      engine.set_config("network/bandwidth-factor:" + fmt::format("{}", lv08.bandwidth_factor));
+    if (lv08.weight_s != simgrid_lv08.weight_s) engine.set_config("network/weight-S:" + fmt::format("{}", lv08.weight_s));
   }
   // SimGrid 3.32's lazy network update dropped the access-link constraint of some concurrent
   // flows that started together (three parallel downloads: two of them finished at backbone

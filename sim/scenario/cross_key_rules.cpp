@@ -163,6 +163,9 @@ std::vector<CrossKeyRule> timing_rules() {
       // ns3 builds its own network from the generated star's figures (sim/network/packet_network.hpp).
       {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == NetworkModel::Ns3 && !s.platform.xml.empty(); },
        says("ns3 builds the generated star packet by packet; a platform.xml's zones and routes are SimGrid's alone (use default or cm02)")},
+      {{"timing.lv08", "timing.network"},
+       [](S s) { return s.timing.network != NetworkModel::Lv08 && !(s.timing.lv08 == Scenario::Timing::Lv08{}); },
+       says("is read only with timing.network: default (LV08)")},
       {{"timing.tcp", "timing.network"},
        [](S s) { return s.timing.network != NetworkModel::Ns3 && !(s.timing.tcp == network::TcpSettings{}); },
        says("is read only with timing.network: ns3 (the flow models have no TCP)")},

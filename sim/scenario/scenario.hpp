@@ -152,6 +152,12 @@ struct Scenario {
     NetworkModel network = NetworkModel::Lv08;
     bool cohorts = false;
     network::TcpSettings tcp;  // timing.network: ns3
+    // timing.network: default: SimGrid's LV08 factors (its own defaults; docs/guide/time-model.md,
+    // "Which network model": the fit against ns3).
+    struct Lv08 {
+      double latency_factor = 13.01, bandwidth_factor = 0.97, weight_s = 20537;
+      bool operator==(const Lv08&) const = default;
+    } lv08;
   } timing;
 
   // Faults in the simulated world (sim/engine/faults.hpp): all off by default.

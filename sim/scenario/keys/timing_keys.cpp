@@ -18,6 +18,16 @@ void timing_keys(Keys& k) {
       .bind<bool>("timing.cohorts", [](S& s) -> auto& { return s.timing.cohorts; }, "false",
                   "timing-only + cm02: identical hospitals (tier, overrides, samples) act as one representative whose flows count once per member on shared links");
   tcp_keys(k);
+  k.group("timing.lv08", "SimGrid's LV08 factors under timing.network: default (its own values by default)")
+      .bind<double>("timing.lv08.latency_factor", [](S& s) -> auto& { return s.timing.lv08.latency_factor; }, "13.01",
+                    "Each route's latency is charged this many times (SimGrid's 13.01 fits rounds of model-sized payloads to ns3 within +1.1% in median; 4 fits messages under 1 MB within +2.9%; docs/guide/time-model.md, \"Which network model\")",
+                    {.min = 0, .min_exclusive = true})
+      .bind<double>("timing.lv08.bandwidth_factor", [](S& s) -> auto& { return s.timing.lv08.bandwidth_factor; }, "0.97",
+                    "A flow gets this share of a link's bandwidth (headers; TCP over a 1500-byte MTU carries 0.964 of it as payload)",
+                    {.min = 0, .max = 1, .min_exclusive = true})
+      .bind<double>("timing.lv08.weight_s", [](S& s) -> auto& { return s.timing.lv08.weight_s; }, "20537",
+                    "RTT unfairness: a flow's share weighs its route's latency plus this over its bandwidth (SimGrid's weight-S)",
+                    {.min = 0});
 }
 
 // timing.tcp.*: ns-3's TCP set as a current Linux host runs it (Linux 6.x defaults), each with
