@@ -117,8 +117,8 @@ const std::vector<Command>& commands() {
          declare_out(d, "the sweep's folder (default: the sweep file's `out:`, else results/sweeps/NAME)");
        }},
       {"calibrate",
-       "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME] [--out FILE]\n"
-       "          [--copies N] [--cpu-share LIST] [--cpu-period-us P] [--seconds T]",
+       "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME]\n"
+       "          [--out FILE] [--copies N] [--cpu-share LIST] [--cpu-period-us P] [--seconds T]",
        "measure this machine: a compute profile for timing.compute: profile", 0, 0, "no arguments",
        [](po::options_description& d) {
          d.add_options()("models", po::value<std::string>()->value_name("LIST"),
@@ -332,11 +332,17 @@ std::string usage(const std::string& command) {
     options.add(global_options());
     return fmt::format("usage: fedgrid {}\n  {}\n{}\n{}", c->synopsis, c->summary, text_of(options), kExitCodes);
   }
-  size_t width = 0;
-  for (const auto& cmd : commands()) width = std::max(width, std::string_view(cmd.synopsis).size());
+  // Each synopsis on its own lines, its summary under it: the longest synopsis no longer sets
+  // every line's width (calibrate's made them 247 columns).
   std::string s = "usage:\n";
-  for (const auto& cmd : commands()) s += fmt::format("  fedgrid {:<{}}  {}\n", cmd.synopsis, width, cmd.summary);
-  s += fmt::format("  fedgrid {:<{}}  {}\n\n", "COMMAND --help", width, "that command's usage and options");
+  auto entry = [&s](std::string_view synopsis, std::string_view summary) {
+    std::string lines(synopsis);
+    for (size_t at = lines.find('\n'); at != std::string::npos; at = lines.find('\n', at + 1)) lines.insert(at + 1, "  ");
+    s += fmt::format("  fedgrid {}\n      {}\n", lines, summary);
+  };
+  for (const auto& cmd : commands()) entry(cmd.synopsis, cmd.summary);
+  entry("COMMAND --help", "that command's usage and options");
+  s += "\n";
   return s + text_of(global_options()) + "\n" + kExitCodes;
 }
 
