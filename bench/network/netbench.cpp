@@ -65,8 +65,7 @@ class Mover {
       : model_(model), platform_(p) {
     if (model == "fluid") fluid_ = std::make_unique<fedgrid::StarFluid>(p, backbone_latency);
     if (model == "ns3") {
-      std::vector<fedgrid::network::Attachment> hosts{attach(p.server_spec, backbone_latency)};
-      for (const auto& h : p.hospital_specs) hosts.push_back(attach(h, backbone_latency));
+      const auto hosts = fedgrid::network::star_attachments(p.server_spec, p.hospital_specs, backbone_latency);
       fedgrid::network::TcpSettings tcp;
       if (const char* cc = std::getenv("NETBENCH_CONGESTION")) tcp.congestion = cc;
       packets_ = std::make_unique<fedgrid::network::PacketNetwork>(hosts, tcp, p.server);
@@ -84,9 +83,6 @@ class Mover {
   uint64_t events() const { return packets_ ? packets_->stats().events : 0; }
 
  private:
-  static fedgrid::network::Attachment attach(const MachineSpec& m, double backbone_latency) {
-    return {m.uplink_bps, m.downlink_bps, m.latency_s + backbone_latency / 2};
-  }
   sg4::Host* host(int i) const { return i == 0 ? platform_.server : platform_.hospitals[size_t(i - 1)]; }
   std::string model_;
   const fedgrid::platforms::PlatformHosts& platform_;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/modes.hpp"
 #include "sim/engine/metric_value.hpp"
 
 namespace fedgrid {
@@ -85,8 +86,7 @@ struct RunSummary {
   // The metrics' summary entries this run has (final_accuracy, bytes_total, faults.*, ...), in
   // declaration order.
   std::vector<SummaryFigure> figures;
-  bool fluid_network = false;   // timing.network: fluid (summary.json says so)
-  bool packet_network = false;  // timing.network: ns3 (summary.json says so)
+  NetworkModel network = NetworkModel::Lv08;  // timing.network (summary.json names fluid and ns3)
   std::vector<std::pair<std::string, std::string>> versions;
 
   // The figure under summary.json key `key` (nested: "faults.updates_lost"); null if absent.

@@ -206,13 +206,13 @@ void Recorder::on_finish(const RunSummary& s) {
       for (const auto& [k, v] : s.versions) versions[k] = v;
       return versions;
     }
-    if (key == "network" && s.fluid_network)
+    if (key == "network" && s.network == NetworkModel::Fluid)
       return nlohmann::ordered_json{
           {"model", "fluid"},
           {"note", "transfers to and from the server shared by fedgrid's incremental max-min model of cm02, not by "
                    "SimGrid's solver (docs/performance.md, \"Timing-only runs and cohorts\": its measured difference "
                    "from cm02)"}};
-    if (key == "network" && s.packet_network)
+    if (key == "network" && s.network == NetworkModel::Ns3)
       return nlohmann::ordered_json{
           {"model", "ns3"},
           {"note", "every transfer a TCP connection simulated packet by packet by ns-3, TCP as timing.tcp.* sets it "

@@ -287,8 +287,7 @@ RunSummary RoundLedger::finish(double now, double energy_j, std::vector<std::pai
     s.energy_j = energy_j;
   }
   rounds_.clear();
-  s.fluid_network = scenario_.timing.network == NetworkModel::Fluid;
-  s.packet_network = scenario_.timing.network == NetworkModel::Ns3;
+  s.network = scenario_.timing.network;
   if (s.stop_reason.empty()) s.stop_reason = "algorithm_finished";
   for (auto* o : observers_) o->on_finish(s);
   return s;

@@ -114,13 +114,8 @@ class PacketTransport : public PlainTransport {
       throw s.error_at("timing.network", "ns3 carries at most " + std::to_string(network::PacketNetwork::kMaxHospitals) +
                                              " hospitals (a host's ephemeral ports, one per connection at once); this "
                                              "platform has " + std::to_string(p.hospital_specs.size()) + " (use default or cm02)");
-    const double half_backbone = s.platform.backbone_latency_s / 2;
-    auto attach = [&](const platforms::MachineSpec& m) {
-      return network::Attachment{m.uplink_bps, m.downlink_bps, m.latency_s + half_backbone};
-    };
-    std::vector<network::Attachment> hosts{attach(p.server_spec)};
-    for (const auto& h : p.hospital_specs) hosts.push_back(attach(h));
-    packets_ = std::make_unique<network::PacketNetwork>(hosts, s.timing.tcp, p.server);
+    packets_ = std::make_unique<network::PacketNetwork>(
+        network::star_attachments(p.server_spec, p.hospital_specs, s.platform.backbone_latency_s), s.timing.tcp, p.server);
   }
   void send(Node& from, Node& to, int64_t bytes) override {
     const double start = sim_now();

@@ -156,7 +156,6 @@ struct PacketNetwork::Impl {
   struct Flow {
     int from = 0, to = 0;
     int64_t total = 0, written = 0, received = 0;
-    bool closed = false;
     sg4::SemaphorePtr done;
   };
 
@@ -252,11 +251,8 @@ struct PacketNetwork::Impl {
       if (sent <= 0) return;
       f->written += sent;
     }
-    if (!f->closed) {
-      f->closed = true;
-      s->Close();
-      by_sender.erase(it);
-    }
+    s->Close();  // once: the flow leaves by_sender, so later callbacks find nothing to write
+    by_sender.erase(it);
   }
 
   void accepted(ns3::Ptr<ns3::Socket> s, const ns3::Address& from) {

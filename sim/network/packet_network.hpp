@@ -32,6 +32,17 @@ struct Attachment {
   double uplink_bps = 0, downlink_bps = 0, delay_s = 0;
 };
 
+// The generated star's hosts (platforms::MachineSpec: uplink_bps, downlink_bps, latency_s) as
+// attachments: the server (host 0), then hospital i (host 1 + i), each with its own latency plus
+// half the backbone's, so that a route's latency is the star's.
+template <class Spec>
+std::vector<Attachment> star_attachments(const Spec& server, const std::vector<Spec>& hospitals, double backbone_latency_s) {
+  auto attach = [&](const Spec& m) { return Attachment{m.uplink_bps, m.downlink_bps, m.latency_s + backbone_latency_s / 2}; };
+  std::vector<Attachment> hosts{attach(server)};
+  for (const auto& h : hospitals) hosts.push_back(attach(h));
+  return hosts;
+}
+
 // Figures of one run, for perf.json and the benchmarks.
 struct PacketStats {
   uint64_t events = 0;           // ns-3 events processed
