@@ -65,7 +65,7 @@ fuzz_run() {
 case "${1:-}" in
   quickstart)
     setup fedgrid  # only what it runs: the test suite's build is ./dev.sh test's
-    "$BUILD_DIR/fedgrid" run scenarios/quickstart.yaml
+    "$BUILD_DIR/fedgrid" run scenarios/quickstart.yaml --overwrite  # the demo is made to be run again
     ;;
   test)
     setup

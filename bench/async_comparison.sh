@@ -14,7 +14,7 @@ OUT=${2:-results/async}
 SEEDS=${3:-1 2 3}
 for seed in $SEEDS; do
   for method in fedavg fedasync fedbuff; do
-    "$BUILD/fedgrid" run "scenarios/async/$method.yaml" --set seed="$seed" --set stop.target_accuracy=null \
+    "$BUILD/fedgrid" run --overwrite "scenarios/async/$method.yaml" --set seed="$seed" --set stop.target_accuracy=null \
       --out "$OUT/$method/seed=$seed" >/dev/null 2>&1
   done
 done

@@ -8,7 +8,7 @@ fedgrid=${1:-build/fedgrid}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-/usr/bin/time -f "%e %M" -o "$out/time" "$fedgrid" run scenarios/capacity_100k.yaml --out "$out/run" \
+/usr/bin/time -f "%e %M" -o "$out/time" "$fedgrid" run --overwrite scenarios/capacity_100k.yaml --out "$out/run" \
   --log-level warn >/dev/null
 /usr/bin/python3 - "$out" <<'PY'
 import json, sys

@@ -17,7 +17,7 @@ for n in $sizes; do
   strong=$((n - weak - medium))
   groups="[{count: $weak, tier: weak}, {count: $medium, tier: medium}, {count: $strong, tier: strong}]"
   for cohorts in false true; do
-    /usr/bin/time -f "%e" -o "$out/$n-$cohorts.time" "$fedgrid" run scenarios/capacity_100k.yaml \
+    /usr/bin/time -f "%e" -o "$out/$n-$cohorts.time" "$fedgrid" run --overwrite scenarios/capacity_100k.yaml \
       --out "$out/$n-$cohorts" --log-level warn --set stop.rounds=2 --set "platform.hospitals=$groups" \
       --set timing.cohorts=$cohorts >/dev/null
   done

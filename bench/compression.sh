@@ -49,7 +49,7 @@ for seed in $SEEDS; do
     [ -f "$dir/summary.json" ] && continue
     mkdir -p "$dir"
     # One worker thread per run, JOBS runs at once; outputs do not depend on the worker count.
-    "$BUILD/fedgrid" run scenarios/quickstart.yaml --set seed="$seed" --set stop.rounds="$ROUNDS" \
+    "$BUILD/fedgrid" run --overwrite scenarios/quickstart.yaml --set seed="$seed" --set stop.rounds="$ROUNDS" \
       --set training.workers=1 --set output.trace=false "${sets[@]}" --out "$dir" >"$dir/run.log" 2>&1 &
     running=$((running + 1))
     if [ $running -ge "$JOBS" ]; then wait -n || failed=1; running=$((running - 1)); fi

@@ -12,7 +12,7 @@ shift $(( $# > 2 ? 2 : $# ))
 echo "| method | rounds in budget | sim time (s) | accuracy | weak | medium | strong | tier gap | hospital std | GB sent |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for method in dynamicfl heterofl fedrolex feddf fedavg; do
-  "$BUILD/fedgrid" run "scenarios/dynamicfl/fmnist_$method.yaml" --out "$OUT/$method" "$@" >/dev/null 2>&1
+  "$BUILD/fedgrid" run --overwrite "scenarios/dynamicfl/fmnist_$method.yaml" --out "$OUT/$method" "$@" >/dev/null 2>&1
   python3 - "$OUT/$method/summary.json" "$method" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

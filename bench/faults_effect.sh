@@ -15,7 +15,7 @@ JOBS=${4:-2}
 SCENARIOS="baseline offline availability crashes degraded_links deadline"
 for seed in $SEEDS; do
   for s in $SCENARIOS; do
-    echo "$BUILD/fedgrid run scenarios/faults/$s.yaml --set seed=$seed --set stop.target_accuracy=null --set training.workers=1 --out $OUT/$s/seed=$seed"
+    echo "$BUILD/fedgrid run --overwrite scenarios/faults/$s.yaml --set seed=$seed --set stop.target_accuracy=null --set training.workers=1 --out $OUT/$s/seed=$seed"
   done
 done | xargs -P "$JOBS" -I{} sh -c '{} >/dev/null 2>&1 || echo "failed: {}" >&2'
 /usr/bin/python3 - "$OUT" "$SEEDS" "$SCENARIOS" <<'PY'

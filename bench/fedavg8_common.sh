@@ -6,7 +6,7 @@ seconds() { /usr/bin/python3 -c 'import time; print(time.time())'; }
 
 # run_fedgrid_fedavg8 BUILD_DIR OUT_DIR ROUNDS [--set KEY=VALUE ...]   (later sets win)
 run_fedgrid_fedavg8() {
-  "$1/fedgrid" run scenarios/quickstart.yaml --out "$2" --log-level warn \
+  "$1/fedgrid" run --overwrite scenarios/quickstart.yaml --out "$2" --log-level warn \
     --set stop.rounds="$3" --set output.eval_every="$3" --set output.trace=false \
     --set data.partition.scheme=iid --set 'platform.hospitals=[{count: 8, tier: medium}]' \
     --set training.workers=2 --set training.threads_per_worker=1 "${@:4}" >/dev/null

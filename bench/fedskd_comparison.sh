@@ -26,13 +26,13 @@ for shape in fedskin fedasd; do
   for beta in 1.0 0.5; do
     for method in fedskd fedskd_hetero fedcross fedbn fedavg local local_hetero; do
       out="$OUT/$shape-$beta/$method"
-      "$BUILD/fedgrid" run "scenarios/fedskd/${shape}_$method.yaml" --out "$out" --set data.partition.beta=$beta "$@" >/dev/null 2>&1
+      "$BUILD/fedgrid" run --overwrite "scenarios/fedskd/${shape}_$method.yaml" --out "$out" --set data.partition.beta=$beta "$@" >/dev/null 2>&1
       row "$shape" "$beta" "$method" "$out"
     done
     if [ "$beta" = 1.0 ]; then  # same models as the barrier runs; only the timing differs
       for method in fedskd fedskd_hetero; do
         out="$OUT/$shape-$beta/${method}_pipelined"
-        "$BUILD/fedgrid" run "scenarios/fedskd/${shape}_$method.yaml" --out "$out" --set data.partition.beta=$beta \
+        "$BUILD/fedgrid" run --overwrite "scenarios/fedskd/${shape}_$method.yaml" --out "$out" --set data.partition.beta=$beta \
           --set algorithm.schedule=pipelined "$@" >/dev/null 2>&1
         row "$shape" "$beta" "${method} (pipelined)" "$out"
       done

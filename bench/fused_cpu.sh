@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 
 run() {
   local name=$1; shift
-  if ! "$fedgrid" run scenarios/quickstart.yaml "$@" --set output.trace=false --out "$work/$name" \
+  if ! "$fedgrid" run --overwrite scenarios/quickstart.yaml "$@" --set output.trace=false --out "$work/$name" \
        --log-level warn >"$work/$name.log" 2>&1; then
     echo "run $name failed:"; tail -20 "$work/$name.log"; exit 1
   fi

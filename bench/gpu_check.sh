@@ -30,7 +30,7 @@ files=(rounds.csv hospitals.csv events.csv summary.json)
 # run NAME ARGS...: the quickstart with ARGS, outputs in $work/NAME.
 run() {
   local name=$1; shift
-  if ! "$fedgrid" run scenarios/quickstart.yaml "$@" --set output.trace=false --out "$work/$name" \
+  if ! "$fedgrid" run --overwrite scenarios/quickstart.yaml "$@" --set output.trace=false --out "$work/$name" \
        --log-level warn >"$work/$name.log" 2>&1; then
     echo "run $name failed:"; tail -20 "$work/$name.log"; exit 1
   fi

@@ -24,7 +24,7 @@ run() {  # COUNT NETWORK FRACTION TAG
   # The tiers' counts scaled alike (60% weak, 30% medium, 10% strong), every draw as shipped.
   sed -e "s/count: 60000/count: $((n * 6 / 10))/" -e "s/count: 30000/count: $((n * 3 / 10))/" \
     -e "s/count: 10000/count: $((n / 10))/" scenarios/capacity_100k_heterogeneous.yaml >"$out/$tag.yaml"
-  /usr/bin/time -f "%e %M" -o "$out/$tag.time" "$fedgrid" run "$out/$tag.yaml" --out "$out/$tag" --log-level warn \
+  /usr/bin/time -f "%e %M" -o "$out/$tag.time" "$fedgrid" run --overwrite "$out/$tag.yaml" --out "$out/$tag" --log-level warn \
     --set timing.network="$net" --set stop.rounds="$rounds" --set algorithm.fraction="$f" >/dev/null
   read -r wall rss <"$out/$tag.time"
   printf '%8d hospitals  %-6s fraction %-4s %3d rounds: wall %8.1f s, peak RSS %6.0f MiB\n' \

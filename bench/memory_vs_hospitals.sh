@@ -11,7 +11,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 for n in $counts; do
-  "$fedgrid" run scenarios/quickstart.yaml --out "$out/$n" --log-level warn \
+  "$fedgrid" run --overwrite scenarios/quickstart.yaml --out "$out/$n" --log-level warn \
     --set stop.rounds=1 --set data.partition.scheme=iid --set output.trace=false \
     --set "platform.hospitals=[{count: $n, tier: medium}]" >/dev/null
   /usr/bin/python3 -c "

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-common=(run scenarios/quickstart.yaml --set stop.rounds="$rounds" --set output.trace=false
+common=(run --overwrite scenarios/quickstart.yaml --set stop.rounds="$rounds" --set output.trace=false
         --set training.workers=1 --set training.device=cpu --log-level warn)
 
 timed() {  # timed NAME COMMAND...: wall seconds of COMMAND into $work/NAME.s

@@ -200,7 +200,7 @@ run_task() {  # COST KIND NAME MODEL ARGS...  (one tab-separated line)
     local rc try
     for try in $(seq 60); do  # another build may be relinking the binary or its libraries
       rm -rf "$dir"
-      /usr/bin/time -v -o "$raw.time" "$FEDGRID" run "${args[@]:1}" --set training.mode=timing-only \
+      /usr/bin/time -v -o "$raw.time" "$FEDGRID" run --overwrite "${args[@]:1}" --set training.mode=timing-only \
         --set "timing.network=$model" --set output.trace=false --log-level warn --out "$dir" >"$raw.log" 2>&1
       rc=$?
       [[ -x $FEDGRID ]] && ! grep -q 'error while loading shared libraries\|Command not found\|Permission denied' \

@@ -13,7 +13,7 @@ trap 'rm -rf "$out"' EXIT
 
 field() { grep "\"$1\"" "$2" | tr -dc '0-9.\n' | head -1; }
 for p in fp32 bf16; do
-  "$fedgrid" run scenarios/quickstart.yaml --out "$out/$p" --log-level warn \
+  "$fedgrid" run --overwrite scenarios/quickstart.yaml --out "$out/$p" --log-level warn \
     --set stop.rounds="$rounds" --set training.precision=$p >/dev/null
   printf '%s: training %.1f s, evaluation %.1f s, total %.1f s, final accuracy %s, best %s\n' "$p" \
     "$(field wall_training_wait_s "$out/$p/perf.json")" "$(field wall_evaluation_s "$out/$p/perf.json")" \

@@ -23,7 +23,7 @@ models="cnn:1x28x28:10,lenet5:1x28x28:10,mlp:1x28x28:10,resnet10:3x32x32:10,vgg1
 # DynamicFL: two rounds of its Fashion-MNIST scenario against FedAvg's, real training on one
 # worker so the wall time is the sum of the jobs.
 for name in fmnist_fedavg fmnist_dynamicfl; do
-  "$fedgrid" run "$src/scenarios/dynamicfl/$name.yaml" --set stop.rounds=2 --set training.workers=1 \
+  "$fedgrid" run --overwrite "$src/scenarios/dynamicfl/$name.yaml" --set stop.rounds=2 --set training.workers=1 \
     --out "$out/$name" --log-level warn > /dev/null
 done
 
@@ -45,7 +45,7 @@ stop: {{rounds: 1}}
 output: {{trace: false}}
 """
     open(f"{out}/probe.yaml", "w").write(yaml)
-    subprocess.run([fedgrid, "run", f"{out}/probe.yaml", "--out", f"{out}/probe", "--log-level", "warn"],
+    subprocess.run([fedgrid, "run", "--overwrite", f"{out}/probe.yaml", "--out", f"{out}/probe", "--log-level", "warn"],
                    check=True, stdout=subprocess.DEVNULL)
     for e in csv.DictReader(open(f"{out}/probe/events.csv")):
         if e["kind"] == "compute":

@@ -244,7 +244,7 @@ echo "bench/reproduce.sh $paper: ${#runs[@]} runs into $out"
 rounds_in_budget() {
   local dir=$1 scenario=$2 args=$3 probe="$1.horizon"
   # shellcheck disable=SC2086  # args are --set KEY=VALUE words without spaces
-  "$build/fedgrid" run "$scenario" $args --set training.mode=timing-only --set stop.rounds=100000 \
+  "$build/fedgrid" run --overwrite "$scenario" $args --set training.mode=timing-only --set stop.rounds=100000 \
     --out "$probe" --log-level warn >/dev/null 2>&1 || { echo "FAIL  $dir: its timing-only run" >&2; return 1; }
   tail -n 1 "$probe/rounds.csv" | cut -d, -f1
   rm -rf "$probe"
@@ -262,7 +262,7 @@ run_one() {
   rm -rf "$dir"  # another command's outputs, or an interrupted run's: none of it is kept
   start=$(date +%s)
   # shellcheck disable=SC2086  # args are --set KEY=VALUE words without spaces
-  if "$build/fedgrid" run "$scenario" $args "${extra[@]}" --out "$dir" --log-level warn >"$dir.log" 2>&1; then
+  if "$build/fedgrid" run --overwrite "$scenario" $args "${extra[@]}" --out "$dir" --log-level warn >"$dir.log" 2>&1; then
     rm -f "$dir.log"
     printf '%s\n' "$command" >"$dir/args.txt"
     echo "ran   $dir ($(($(date +%s) - start)) s${rounds:+, stop.rounds $rounds})"

@@ -34,7 +34,7 @@ run_one() {  # SCENARIO SEED
   local dir="$out/setting=${1%%_*}/method=${1#*_}/seed=$2"
   [ -f "$dir/summary.json" ] && { echo "kept  $dir"; return 0; }
   rm -rf "$dir"
-  "$build/fedgrid" run "scenarios/unifiedfl/fmnist_$1.yaml" --set "seed=$2" --set output.site_metrics=true \
+  "$build/fedgrid" run --overwrite "scenarios/unifiedfl/fmnist_$1.yaml" --set "seed=$2" --set output.site_metrics=true \
     --out "$dir" --log-level warn >/dev/null 2>&1 || { echo "FAIL  $dir" >&2; return 1; }
   echo "ran   $dir"
 }

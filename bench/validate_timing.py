@@ -337,7 +337,7 @@ timing: {{compute: profile, profile: {os.path.join(cdir, 'profile')}, network: {
 output: {{trace: false}}
 """)
     log_path = os.path.join(cdir, f"{arm}.log")
-    rc = run_logged([fedgrid, "run", scenario, "--out", os.path.join(cdir, arm), "--log-level", "warn"], log_path)
+    rc = run_logged([fedgrid, "run", "--overwrite", scenario, "--out", os.path.join(cdir, arm), "--log-level", "warn"], log_path)
     if rc != 0:
         raise Failure(f"{read_text(log_path)}validate_timing: the {arm} simulation of {config['name']} failed (exit {rc})")
 

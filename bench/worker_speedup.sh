@@ -9,7 +9,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 for w in 1 2; do
-  "$fedgrid" run scenarios/quickstart.yaml --out "$out/w$w" --log-level warn \
+  "$fedgrid" run --overwrite scenarios/quickstart.yaml --out "$out/w$w" --log-level warn \
     --set stop.rounds=1 --set data.partition.scheme=iid --set output.trace=false \
     --set 'platform.hospitals=[{count: 8, tier: medium}]' \
     --set training.workers=$w --set training.threads_per_worker=1 >/dev/null

@@ -83,11 +83,11 @@ inline std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-// Runs DIR/s.yaml (+ --set overrides) into DIR/OUT; the lines of its hospitals.csv, header
-// first (none when the run failed, which is reported).
+// Runs DIR/s.yaml (+ --set overrides) into DIR/OUT, replacing an earlier call's outputs there;
+// the lines of its hospitals.csv, header first (none when the run failed, which is reported).
 inline std::vector<std::string> hospital_rows(const std::string& dir, const std::string& sets = "",
                                               const std::string& out = "out") {
-  const auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/" + out + " " + sets);
+  const auto r = run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/" + out + " --overwrite " + sets);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.exit_code == 0 ? lines(read_file(dir + "/" + out + "/hospitals.csv")) : std::vector<std::string>{};
 }

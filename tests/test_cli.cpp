@@ -186,6 +186,34 @@ TEST(Cli, ValidateTakesSeveralScenarios) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// A run into the folder of an earlier run is refused (exit 2, naming the folder and its files)
+// and leaves those files as they were; --overwrite replaces them, and removes an earlier run's
+// checkpoint that the new run does not write, but never a file that is not a run's.
+TEST(Cli, RunNeverReplacesAnEarlierRunSilently) {
+  const std::string out = test::run_ok("overwrite", test::tiny_scenario("ow"), "--set stop.rounds=1");
+  const std::string dir = out.substr(0, out.rfind('/'));
+  const std::string rounds = test::read_file(out + "/rounds.csv");
+  test::write_file(out + "/checkpoint.bin", "an earlier run's");
+  test::write_file(out + "/notes.txt", "the user's");
+  auto again = run_fedgrid("run " + dir + "/s.yaml --out " + out + " --set stop.rounds=2");
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_NE(again.output.find(out + ": key 'output.dir': holds the outputs of an earlier run (rounds.csv, "
+                                    "hospitals.csv, events.csv, summary.json"),
+            std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("checkpoint.bin): choose another folder (--out DIR), or pass --overwrite"),
+            std::string::npos)
+      << again.output;
+  EXPECT_EQ(test::read_file(out + "/rounds.csv"), rounds);
+  // validate writes nothing, so it does not mind the folder.
+  EXPECT_EQ(run_fedgrid("validate " + dir + "/s.yaml --out " + out).exit_code, 0);
+  auto replaced = run_fedgrid("run " + dir + "/s.yaml --out " + out + " --overwrite --set stop.rounds=2");
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.output;
+  EXPECT_EQ(test::lines(test::read_file(out + "/rounds.csv")).size(), test::lines(rounds).size() + 1);
+  EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint.bin"));
+  EXPECT_EQ(test::read_file(out + "/notes.txt"), "the user's");
+}
+
 // `fedgrid compare` lays finished runs side by side; a directory without a summary is bad input.
 TEST(Cli, CompareShowsRunsSideBySide) {
   const auto fedavg = test::run_ok("cmp-a", test::tiny_scenario("cmp"));

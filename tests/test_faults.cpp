@@ -50,9 +50,9 @@ std::string clock_dir(const std::string& tag, const std::string& hospitals, cons
   return dir;
 }
 
-// Runs the scenario of `dir` into dir/out (exit code 0 expected).
+// Runs the scenario of `dir` into dir/out, replacing an earlier call's (exit code 0 expected).
 std::string run_dir(const std::string& dir, const std::string& sets = "") {
-  auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out " + sets);
+  auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/out --overwrite " + sets);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return dir + "/out";
 }

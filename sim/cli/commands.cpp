@@ -25,6 +25,7 @@
 #include "sim/cli/mpi_run.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/metric_table.hpp"
+#include "sim/engine/output_folder.hpp"
 #include "sim/engine/run.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/scenario/key_table.hpp"
@@ -211,11 +212,20 @@ int run_and_report(Scenario s, RunOptions options) {
 
 int run(const Args& a) {
   Scenario s = scenario_from(a);
+  const bool writes_folder = !launched_as_follower_rank(s);
+  if (writes_folder) claim_output_folder(s.output.dir, a.overwrite);
   if (s.output.checkpoint_every > 0) {
     algorithms::check_algorithm(s);
-    write_run_record(a, s);
+    if (writes_folder) write_run_record(a, s);
   }
-  return run_and_report(s, {});
+  try {
+    return run_and_report(s, {});
+  } catch (const InputError&) {
+    // Every refusal is taken at set-up (validate == run): nothing ran that resume could continue.
+    std::error_code ec;
+    if (writes_folder && s.output.checkpoint_every > 0) std::filesystem::remove(s.output.dir + "/run.json", ec);
+    throw;
+  }
 }
 
 int resume(const Args& a) {

@@ -29,6 +29,16 @@ bool under_mpi_launcher() {
   return first_set({"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"}) != nullptr;
 }
 
+}  // namespace
+
+bool launched_as_follower_rank(const Scenario& s) {
+  if (s.training.executor != ExecutorMode::Mpi) return false;
+  const char* rank = first_set({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"});
+  return rank && std::string(rank) != "0";
+}
+
+namespace {
+
 // A rank per GPU: before LibTorch first looks at CUDA, a rank whose CUDA_VISIBLE_DEVICES is
 // unset sees only GPU (local rank mod the GPUs this machine has). GPUs are counted from
 // /dev/nvidiaN, without initialising CUDA.

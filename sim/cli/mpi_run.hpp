@@ -14,6 +14,11 @@
 
 namespace fedgrid {
 
+// Whether this process is a rank above 0 of an MPI launch of `s` (training.executor: mpi), told
+// by the launcher's environment before MPI starts: rank 0 alone claims and writes the output
+// folder (run.json included), so that no rank finds another's files there.
+bool launched_as_follower_rank(const Scenario& s);
+
 class MpiRun {
  public:
   // Joins the launch (one GPU a rank: CUDA_VISIBLE_DEVICES is set from the local rank when it

@@ -78,11 +78,13 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all{
-      {"run", "run [SCENARIO] [--set key.path=value ...] [--out DIR]", "run (no SCENARIO: built-in quickstart)", 0, 1,
-       "at most one SCENARIO",
+      {"run", "run [SCENARIO] [--set key.path=value ...] [--out DIR] [--overwrite]",
+       "run (no SCENARIO: built-in quickstart)", 0, 1, "at most one SCENARIO",
        [](po::options_description& d) {
          declare_set(d);
          declare_out(d, "the run's output folder (sets output.dir)");
+         d.add_options()("overwrite", po::bool_switch(),
+                         "replace an earlier run's outputs in the output folder (refused otherwise)");
        }},
       {"validate", "validate SCENARIO [SCENARIO ...] [--set key.path=value ...] [--out DIR]",
        "check scenarios, run nothing", 1, size_t(-1), "one or more SCENARIO",
@@ -307,6 +309,7 @@ Args parse_command_line(int argc, char** argv) {
   if (vm.count("out")) a.out = vm["out"].as<std::string>();
   if (vm.count("jobs")) a.jobs = vm["jobs"].as<PositiveInt>().value;
   if (vm.count("retry-failed")) a.retry_failed = vm["retry-failed"].as<bool>();
+  if (vm.count("overwrite")) a.overwrite = vm["overwrite"].as<bool>();
   if (vm.count("threads")) a.threads = vm["threads"].as<PositiveInt>().value;
   if (vm.count("models")) a.models = vm["models"].as<std::string>();
   if (vm.count("batch-sizes")) a.batch_sizes = vm["batch-sizes"].as<std::string>();

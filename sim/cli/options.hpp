@@ -26,6 +26,7 @@ struct Args {
   std::string log_level = "info";       // --log-level, already checked
   int jobs = 1;                         // --jobs, at least 1
   bool retry_failed = false;            // sweep --retry-failed
+  bool overwrite = false;               // run --overwrite: replace an earlier run's outputs
   // calibrate: the raw lists (sim/cli/calibrate.cpp parses them) and the thread count.
   std::optional<std::string> models, batch_sizes, device_name;
   int threads = 1;

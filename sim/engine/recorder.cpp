@@ -97,6 +97,18 @@ std::vector<int64_t> Recorder::sizes() {
   return out;
 }
 
+void Recorder::discard() {
+  if (resumed_) return;
+  const std::vector<std::string> names{"rounds.csv", "hospitals.csv", "events.csv", "trace.json"};
+  std::ofstream* files[] = {&rounds_, &hospitals_, &events_, &trace_out_};
+  for (size_t i = 0; i < names.size(); ++i)
+    if (files[i]->is_open()) {
+      files[i]->close();
+      std::error_code ec;
+      std::filesystem::remove(dir_ + "/" + names[i], ec);
+    }
+}
+
 Recorder::~Recorder() {
   if (trace_out_.is_open()) trace_out_ << "\n]\n";
 }

@@ -18,6 +18,9 @@ class Recorder : public Observer {
   Recorder(const std::string& dir, bool trace, const std::vector<int64_t>& resume_sizes = {});
   // The bytes written so far to rounds.csv, hospitals.csv, events.csv, trace.json.
   std::vector<int64_t> sizes();
+  // A fresh run refused at set-up: closes and removes the files it opened, so that the folder
+  // does not look like an earlier run's (claim_output_folder). A resumed run keeps its files.
+  void discard();
   ~Recorder() override;
   void on_start(const RunInfo& info) override;
   void on_activity(const Activity& a) override;

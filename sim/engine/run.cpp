@@ -468,8 +468,18 @@ RunSummary simulate(const Scenario& s, const RunOptions& options, const std::fun
 
   RunSummary summary;
   std::exception_ptr failure;
+  // Refused at set-up, a run leaves no outputs behind: a folder that has some is an earlier
+  // run's (claim_output_folder).
+  struct DiscardUnlessSetUp {
+    Recorder* recorder;
+    bool set_up = false;
+    ~DiscardUnlessSetUp() {
+      if (recorder && !set_up) recorder->discard();
+    }
+  } discard{recorder.get()};
   Federation fed(world, observers);
   if (options.check) options.check(setup_view(fed, world));
+  discard.set_up = true;
   if (options.set_up_only) return summary;  // fedgrid validate: everything is loaded, nothing runs
   if (s.output.checkpoint_every > 0 || resume) {
     if (!recorder) throw std::logic_error("checkpoints need the output files");

@@ -74,7 +74,9 @@ CellProcess start_cell(const SweepPlan& plan, const SweepCell& cell, const std::
 
   std::vector<std::string> args{"run", plan.base};
   for (const auto& o : cell.overrides) args.insert(args.end(), {"--set", o});
-  args.insert(args.end(), {"--out", dir, "--log-level", "warn"});
+  // The sweep owns its cells' folders: a cell it starts again (interrupted, or failed and
+  // retried) replaces that cell's earlier outputs.
+  args.insert(args.end(), {"--out", dir, "--overwrite", "--log-level", "warn"});
   namespace bp = boost::process;
   try {
     return CellProcess(std::make_unique<CellProcess::Child>(
