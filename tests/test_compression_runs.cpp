@@ -389,5 +389,27 @@ TEST(CompressionRuns, BadSettingsExitTwoNamingTheKey) {
                                "compression.uplink.method");
 }
 
+// A codec's settings are declared by its method, as an algorithm's keys are: another method's
+// setting is an error naming whose it is, with the closest of the method's own.
+TEST(CompressionRuns, AnotherMethodsSettingIsAnError) {
+  const std::string base = test::tiny_scenario("compression-other");
+  test::expect_run_input_error("compression-sign-bits", base + "compression:\n  uplink: {method: sign, bits: 8}\n", "",
+                               "s.yaml:16: key 'compression.uplink.bits': not a setting of method sign: only method "
+                               "quantize read it (did you mean 'compression.uplink.bucket'?)");
+  test::expect_run_input_error("compression-topk-bucket", base,
+                               "--set compression.downlink.method=topk --set compression.downlink.bucket=64",
+                               "key 'compression.downlink.bucket': not a setting of method topk: only method quantize or "
+                               "method sign read it (did you mean 'compression.downlink.fraction'?)");
+  test::expect_run_input_error("compression-zfp-rate-bound", base,
+                               "--set compression.uplink.method=zfp --set compression.uplink.zfp_mode=rate "
+                               "--set compression.uplink.error_bound=0.01",
+                               "key 'compression.uplink.error_bound': not a setting of method zfp in zfp_mode rate: "
+                               "only method zfp in zfp_mode accuracy read it (did you mean 'compression.uplink.rate'?)");
+  // `method: none` written out keeps any setting, for a --set or a sweep that turns it on.
+  const std::string dir = test::temp_dir("compression-none-kept");
+  test::write_file(dir + "/s.yaml", base + "compression:\n  uplink: {method: none, bits: 4}\n");
+  EXPECT_EQ(test::run_fedgrid("validate " + dir + "/s.yaml").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace fedgrid

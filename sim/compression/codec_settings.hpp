@@ -73,6 +73,25 @@ inline std::vector<SettingProblem> settings_problems(const CodecSettings& s) {
   return out;
 }
 
+// The settings `s.method` reads, by the names of their keys (compression.<dir>.<setting>), as an
+// algorithm declares its own keys: a scenario gives a codec these and no other method's
+// (cross_key_rules.cpp). zfp reads error_bound in accuracy mode, rate in rate mode.
+inline std::vector<std::string> settings_read(const CodecSettings& s) {
+  switch (s.method) {
+    case Method::Quantize: return {"bits", "bucket"};
+    case Method::TopK: return {"fraction"};
+    case Method::Sign: return {"bucket"};
+    case Method::Zfp: return {"zfp_mode", s.zfp_mode == ZfpMode::Accuracy ? "error_bound" : "rate"};
+  }
+  return {};
+}
+
+// Every setting any method reads, in the order of CodecSettings' fields.
+inline const std::vector<std::string>& all_settings() {
+  static const std::vector<std::string> all{"bits", "bucket", "fraction", "zfp_mode", "error_bound", "rate"};
+  return all;
+}
+
 // The method and the settings it reads, as a scenario writes them: "topk(fraction=0.01)".
 inline std::string describe(const CodecSettings& s) {
   std::string args;

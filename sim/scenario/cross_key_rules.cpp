@@ -6,6 +6,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/scenario/validation.hpp"
+
 namespace fedgrid {
 namespace {
 
@@ -196,8 +198,45 @@ std::vector<CrossKeyRule> stop_rules() {
   };
 }
 
+// A codec as its settings name it: "method sign", "method zfp in zfp_mode rate".
+std::string codec_named(const compression::CodecSettings& c) {
+  std::string s = "method " + std::string(mode_name(c.method));
+  if (c.method == compression::Method::Zfp) s += " in zfp_mode " + std::string(mode_name(c.zfp_mode));
+  return s;
+}
+
+// Who reads `setting`, as codec_named says them: "quantize or sign".
+std::string readers_of(const std::string& setting) {
+  std::vector<std::string> readers;
+  for (const auto& m : compression::kMethods)
+    for (const auto& z : compression::kZfpModes) {
+      compression::CodecSettings c;
+      c.method = m.mode, c.zfp_mode = z.mode;
+      const auto read = compression::settings_read(c);
+      const std::string name = codec_named(c);
+      if (std::find(read.begin(), read.end(), setting) != read.end() &&
+          std::find(readers.begin(), readers.end(), name) == readers.end())
+        readers.push_back(name);
+    }
+  std::string s;
+  for (size_t i = 0; i < readers.size(); ++i) s += (i == 0 ? "" : i + 1 == readers.size() ? " or " : ", ") + readers[i];
+  return s;
+}
+
+// A setting the codec does not read, named as an algorithm's key of another algorithm is:
+// whose it is, and the closest of the codec's own.
+std::string not_read(const compression::CodecSettings& c, const std::string& prefix, const std::string& setting) {
+  std::string hint;
+  size_t best = std::string::npos;
+  for (const auto& own : compression::settings_read(c))  // a value for a value: zfp_mode is never the hint
+    if (const size_t d = edit_distance(setting, own); own != "zfp_mode" && d < best) best = d, hint = prefix + own;
+  return "not a setting of " + codec_named(c) + ": only " + readers_of(setting) + " read it" +
+         (hint.empty() ? "" : " (did you mean '" + hint + "'?)");
+}
+
 // compression.uplink.* / downlink.*: each setting's range is the codec's settings_problems(),
-// reported at the setting's key; settings without a method, and what the transfer stage cannot
+// reported at the setting's key; a setting of another method than the one set (as an
+// algorithm's keys are checked), settings without a method, and what the transfer stage cannot
 // honour (docs/guide/compression.md).
 std::vector<CrossKeyRule> compression_rules() {
   using S = const Scenario&;
@@ -217,7 +256,14 @@ std::vector<CrossKeyRule> compression_rules() {
       };
       rules.push_back({{p + setting, p + "method"}, [problem](S s) { return !problem(s).empty(); }, problem});
     }
-    for (const std::string setting : {"bits", "bucket", "fraction", "zfp_mode", "error_bound", "rate"})
+    for (const std::string& setting : compression::all_settings())
+      rules.push_back({{p + setting, p + "method"},
+                       [of, key = p + setting, setting](S s) {
+                         const auto read = compression::settings_read(of(s).codec);
+                         return of(s).on && given(s, key) && std::find(read.begin(), read.end(), setting) == read.end();
+                       },
+                       [of, p, setting](S s) { return not_read(of(s).codec, p, setting); }});
+    for (const std::string& setting : compression::all_settings())
       // `method: none` written out keeps the settings for a --set or a sweep that turns it on.
       rules.push_back({{p + setting, p + "method"},
                        [of, key = p + setting, method = p + "method"](S s) {

@@ -11,7 +11,6 @@
 #include "sim/scenario/scenario.hpp"
 
 namespace fedgrid {
-namespace {
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -24,6 +23,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return prev[b.size()];
 }
+
+namespace {
 
 std::string parent_of(const std::string& path) {
   auto dot = path.rfind('.');

@@ -18,6 +18,9 @@ namespace fedgrid {
 std::vector<InputProblem> validate(const YAML::Node& root, const std::string& file,
                                    const std::set<std::string>& overridden, std::map<std::string, int>& lines);
 
+// Levenshtein distance: insertions, deletions and substitutions of one character.
+size_t edit_distance(const std::string& a, const std::string& b);
+
 // closest_key (scenario.hpp) among the keys a scenario of `algorithm` may give: the simulator's
 // own and that algorithm's ("": every key); with `algorithms_own`, that algorithm's alone.
 std::string closest_key(const std::string& path, const std::string& algorithm, bool algorithms_own = false);
