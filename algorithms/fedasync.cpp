@@ -136,6 +136,7 @@ std::vector<AlgorithmInfo> fedasync_algorithms() {
            .keys = keys,
            .cannot_checkpoint = asynchronous_cannot_checkpoint,
            .asynchronous = true,
+           .traits = {.acts_alone = true},
            .seed_streams = {kDispatchStream}}};
 }
 

@@ -48,7 +48,8 @@ std::vector<AlgorithmInfo> fedavg_algorithms() {
   return {{.name = "fedavg",
            .description = "FedAvg (McMahan et al. 2017): parallel rounds, sample-weighted averaging, client fraction",
            .make = [] { return std::make_unique<FedAvg>(); },
-           .keys = fedavg_keys().declarations()}};
+           .keys = fedavg_keys().declarations(),
+           .traits = {.selects_fraction = true}}};
 }
 
 }  // namespace fedgrid::algorithms

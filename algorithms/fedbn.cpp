@@ -67,7 +67,8 @@ std::vector<AlgorithmInfo> fedbn_algorithms() {
   return {{.name = "fedbn",
            .description = "FedBN (Li et al. 2021): FedAvg that leaves batch-norm layers local",
            .make = [] { return std::make_unique<FedBn>(); },
-           .keys = fedavg_keys().declarations()}};
+           .keys = fedavg_keys().declarations(),
+           .traits = {.selects_fraction = true}}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -163,6 +163,7 @@ std::vector<AlgorithmInfo> fedbuff_algorithms() {
            .keys = keys,
            .cannot_checkpoint = asynchronous_cannot_checkpoint,
            .asynchronous = true,
+           .traits = {.acts_alone = true},
            .seed_streams = {kDispatchStream}}};
 }
 

@@ -174,7 +174,8 @@ std::vector<AlgorithmInfo> fedopt_algorithms() {
     return AlgorithmInfo{.name = name,
                          .description = "Reddi et al. 2021: FedAvg's rounds, the averaged update stepped by a server " + rule,
                          .make = [method] { return std::make_unique<FedOpt>(method); },
-                         .keys = keys};
+                         .keys = keys,
+                         .traits = {.selects_fraction = true}};
   };
   return {entry("fedadagrad", "adagrad", "Adagrad with momentum (server_lr, beta1, tau)"),
           entry("fedyogi", "yogi", "Yogi (server_lr, beta1, beta2, tau)"),

@@ -49,7 +49,8 @@ std::vector<AlgorithmInfo> fedprox_algorithms() {
            .description = "FedProx (Li et al. 2020): FedAvg with the proximal term (mu/2)||w - w_global||^2 in local "
                           "training",
            .make = [] { return std::make_unique<FedProx>(); },
-           .keys = keys}};
+           .keys = keys,
+           .traits = {.selects_fraction = true}}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -75,11 +75,13 @@ std::vector<AlgorithmInfo> fedseq_algorithms() {
   return {{.name = "fedseq",
            .description = "FedSeq: one model relayed through the server, hospital by hospital",
            .make = [] { return std::make_unique<FedSeq>(false); },
-           .keys = keys},
+           .keys = keys,
+           .traits = {.acts_alone = true}},
           {.name = "fedcross",
            .description = "FedCross (Xu et al.): one model relayed hospital to hospital peer to peer, no server",
            .make = [] { return std::make_unique<FedSeq>(true); },
-           .keys = keys}};
+           .keys = keys,
+           .traits = {.sends_peer_to_peer = true, .acts_alone = true}}};
 }
 
 }  // namespace algorithms

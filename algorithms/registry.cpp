@@ -1,11 +1,12 @@
 #include "algorithms/registry.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 
 #include "sim/core/input_error.hpp"
-#include "sim/engine/faults.hpp"
+#include "sim/engine/federation.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -111,6 +112,47 @@ static std::string names_keeping(AlgorithmInfo::Models models) {
   return s;
 }
 
+// The schedule's traits against the scenario's modes: what the engine could not run is refused
+// here, before anything is simulated (the engine's backstops are internal errors).
+static void check_traits(const AlgorithmInfo& a, const Scenario& s) {
+  const AlgorithmInfo::Traits& t = a.traits;
+  if (!t.needs_real_training.empty() && s.training.timing_only)
+    throw s.error_at("training.mode", "algorithm '" + a.name + "' " + std::string(t.needs_real_training) +
+                                          ": it needs real training");
+  if (t.sends_peer_to_peer && s.timing.network == NetworkModel::Fluid)
+    throw s.error_at("timing.network", "fluid models transfers to and from the server only; " + a.name +
+                                           " sends between hospitals (use cm02)");
+  if (!s.timing.cohorts) return;
+  if (t.sends_peer_to_peer)
+    throw s.error_at("timing.cohorts", "cohorts model traffic to and from the server only; " + a.name +
+                                           " sends between hospitals: set timing.cohorts: false");
+  if (t.acts_alone)
+    throw s.error_at("timing.cohorts", "algorithm '" + a.name + "' has hospitals act on their own, outside a parallel "
+                                       "step of their whole cohort: set timing.cohorts: false");
+}
+
+// The fraction of hospitals a selecting algorithm draws each round (algorithm.fraction).
+static double drawn_fraction(const Scenario& s) {
+  return s.algorithm.settings.for_algorithm(s.algorithm.name).value<double>("fraction").value_or(1);
+}
+
+// What needs the hospitals counted, on the set-up view: a draw that takes every hospital leaves
+// faults.over_selection no one to add; one that does not takes cohorts apart.
+static void check_draw(const AlgorithmInfo& a, const SetupView& setup) {
+  const Scenario& s = setup.scenario;
+  if (!a.traits.selects_fraction) return;
+  const double fraction = drawn_fraction(s);
+  const size_t n = setup.hospitals.size(), k = selected_count(fraction, n);
+  const std::string draw = "algorithm.fraction " + fmt::format("{}", fraction) + " of " + std::to_string(n) +
+                           " hospitals draws " + std::to_string(k);
+  if (s.faults.over_selection > 0 && k == n)
+    throw s.error_at("faults.over_selection",
+                     "the round already selects every hospital (" + draw + "): there is no one more to select");
+  if (s.timing.cohorts && k < n)
+    throw s.error_at("timing.cohorts", "cohorts act whole, and " + draw + " one by one: set timing.cohorts: false "
+                                       "or algorithm.fraction: 1");
+}
+
 void check_algorithm(const Scenario& s) {
   const auto* algorithm = find_algorithm(s.algorithm.name);
   if (!algorithm)
@@ -134,14 +176,19 @@ void check_algorithm(const Scenario& s) {
                                                      : "faults.over_selection",
                      "an asynchronous schedule has no synchronous round for it to act on: "
                      "use faults.availability_trace, crashes or faults.link_trace");
-  if (s.faults.over_selection > 0 && std::any_of(algorithm->keys.begin(), algorithm->keys.end(), [](const KeyDecl& k) {
-        return k.path == "algorithm.fraction";
-      }))
-    if (s.algorithm.settings.for_algorithm(s.algorithm.name).value<double>("fraction").value_or(1) >= 1)
-      throw nobody_left_to_over_select(s);
   if (s.training.local_steps > 0 && algorithm->counts_epochs)
     throw s.error_at("training.local_steps", "algorithm '" + s.algorithm.name +
                                                  "' sizes its local training in epochs itself: use training.local_epochs");
+  check_traits(*algorithm, s);
+}
+
+// Every check of the set-up view, the engine's on the algorithm's traits, then the entry's own:
+// run and validate take their checks from here alone.
+static std::function<void(const SetupView&)> set_up_checks(const AlgorithmInfo& a) {
+  return [&a](const SetupView& setup) {
+    check_draw(a, setup);
+    if (a.check) a.check(setup);
+  };
 }
 
 RunSummary run_algorithm(const Scenario& s, const RunOptions& options) {
@@ -155,13 +202,13 @@ RunSummary run_algorithm(const Scenario& s, const RunOptions& options) {
   };
   with_columns.round_columns = names(algorithm.round_columns);
   with_columns.hospital_columns = names(algorithm.hospital_columns);
-  with_columns.check = algorithm.check;
+  with_columns.check = set_up_checks(algorithm);
   return run_scenario(s, with_columns, [&](Federation& fed) { algorithm.make()->run(fed); });
 }
 
 void validate_algorithm(const Scenario& s) {
   check_algorithm(s);
-  set_up_only(s, find_algorithm(s.algorithm.name)->check);
+  set_up_only(s, set_up_checks(*find_algorithm(s.algorithm.name)));
 }
 
 }  // namespace fedgrid::algorithms

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/engine/run.hpp"
@@ -52,6 +53,26 @@ struct AlgorithmInfo {
   // Its hospitals train when they are free, with no synchronous round (FedAsync, FedBuff): faults
   // drawn per round (faults.offline_probability, deadline_s, over_selection) cannot act on it.
   bool asynchronous = false;
+  // What the engine must know of its schedule to refuse, before anything is simulated, a scenario
+  // whose run it could not finish: every refusal is taken at set-up (check_algorithm, then the
+  // set-up view), so `fedgrid validate` and `fedgrid run` give the same verdict by construction.
+  // The engine keeps a backstop for each (an internal error naming the undeclared trait), and
+  // tests/test_validate_parity.cpp runs every entry in every mode to find one.
+  struct Traits {
+    // Why it cannot run training.mode: timing-only (a job of it needs real numbers, e.g. it stops
+    // on a validation loss); empty: it can.
+    std::string_view needs_real_training = {};  // a literal
+    // Hospitals send to hospitals (Federation::send between two hospitals, post): refused under
+    // timing.network: fluid and timing.cohorts, which model the server's links only.
+    bool sends_peer_to_peer = false;
+    // A hospital trains or sends outside a parallel() step (a relay's visit, an asynchronous
+    // job): refused under timing.cohorts, where a cohort acts whole.
+    bool acts_alone = false;
+    // parallel() over a draw of algorithm.fraction of the hospitals (Federation::select): under
+    // timing.cohorts the draw must take everyone; with faults.over_selection it must leave some.
+    bool selects_fraction = false;
+  };
+  Traits traits = {};
   // The ids of the random streams it derives (mix_seed's second argument), declared in its own
   // file; each is an algorithm's id (seed_streams::is_algorithm_stream), so none is the
   // simulator's, and no two of one algorithm are alike (tests/test_runs.cpp checks the entries).

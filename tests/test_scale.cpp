@@ -170,12 +170,14 @@ TEST(Cohorts, OneEventRowStandsForTheWholeCohort) {
   EXPECT_EQ(events.find("weak-2,"), std::string::npos) << events;
 }
 
+// Refused at set-up, from the algorithm's traits (the engine's checks behind them are backstops).
 TEST(Cohorts, APartialCohortIsAnInputError) {
   test::expect_run_input_error("partial-cohort", cohort_scenario("partial"),
                                "--set timing.cohorts=true --set algorithm.fraction=0.5",
-                               "key 'timing.cohorts': a parallel step took");
+                               "key 'timing.cohorts': cohorts act whole, and algorithm.fraction 0.5 of ");
   test::expect_run_input_error("lone-hospital", cohort_scenario("lone"),
-                               "--set timing.cohorts=true --set algorithm.name=fedseq", "acted on its own");
+                               "--set timing.cohorts=true --set algorithm.name=fedseq",
+                               "key 'timing.cohorts': algorithm 'fedseq' has hospitals act on their own");
 }
 
 }  // namespace

@@ -6,15 +6,26 @@
 // That includes what the algorithm requires once the models' shapes are known
 // (algorithms::AlgorithmInfo::check), which run() then trusts.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
+#include "algorithms/registry.hpp"
+#include "sim/core/input_error.hpp"
+#include "sim/engine/run.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {
@@ -289,7 +300,7 @@ std::vector<Case> cases() {
        "key 'model.weak': algorithm 'fedavg' trains one model for every hospital"},
 
       // ---- algorithms' own requirements (AlgorithmInfo::check, once the models' shapes are known)
-      {"carpefl-other-model", {}, scenario(kStarPlatform, timing_only("algorithm: {name: carpefl}\n")),
+      {"carpefl-other-model", {}, scenario(kStarPlatform, "algorithm: {name: carpefl}\n", kTrainingData28),
        "key 'model.arch': algorithm 'carpefl' trains its own network: set model.arch: carpefl (got 'mlp')"},
       {"carpefl-timing-only", {},
        scenario(kStarPlatform, timing_only("algorithm: {name: fedcsl_inspired}\n"), kTimingData28,
@@ -325,14 +336,15 @@ std::vector<Case> cases() {
        "key 'algorithm.schedule': the pipelined schedule cannot run under faults.*"},
       {"feddf-no-server-share", {}, scenario(kStarPlatform, timing_only("algorithm: {name: feddf}\n")),
        "key 'data.server_share': feddf distils at the server"},
-      {"unifed-no-server-share", {}, scenario(kStarPlatform, timing_only("algorithm: {name: unifed}\n")),
+      // unifed needs real training (its visits stop on a validation loss).
+      {"unifed-no-server-share", {}, scenario(kStarPlatform, "algorithm: {name: unifed}\n", kTrainingData28),
        "key 'data.server_share': algorithm 'unifed' trains at the server"},
       {"unifed-server-only-no-server-share", {},
-       scenario(kStarPlatform, timing_only("algorithm: {name: unifed_server_only}\n")),
+       scenario(kStarPlatform, "algorithm: {name: unifed_server_only}\n", kTrainingData28),
        "key 'data.server_share': algorithm 'unifed' trains at the server"},
       {"unifed-authors-code-without-sgd", {},
-       scenario(kStarPlatform, "training: {mode: timing-only, optimizer: adam}\nalgorithm: {name: unifed, variant: "
-                               "authors_code}\n"),
+       scenario(kStarPlatform, "training: {optimizer: adam}\nalgorithm: {name: unifed, variant: authors_code}\n",
+                kTrainingData28),
        "key 'training.optimizer': unifed's variant authors_code keeps SGD's momentum buffers"},
       {"dynamicfl-tier-without-budget", {{"tiers.yaml", kHospTiers}},
        scenario(kHospPlatform, timing_only("algorithm: {name: dynamicfl}\n")),
@@ -420,6 +432,128 @@ TEST(ValidateParity, ValidateRefusesWhatRunRefusesAtSetUp) {
     EXPECT_NE(r.find(expected), std::string::npos) << "run: missing '" << expected << "' in\n" << run.output;
     EXPECT_NE(v.find(expected), std::string::npos) << "validate: missing '" << expected << "' in\n" << validate.output;
   }
+}
+
+// What a command said of a scenario: exit code 0 (ok), 2 (its input errors, as printed) or 1
+// (any other failure: an internal error, with its message).
+struct Verdict {
+  int code = 0;
+  std::string said;
+};
+
+// Runs `body` in a child forked from this test process (SimGrid starts once per process; a
+// fork does not start LibTorch again) and reports what it said. The parent computes nothing
+// with LibTorch, so no thread pool is copied half-way.
+pid_t start_child(const std::function<void()>& body, int& read_end) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe");
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    spdlog::set_level(spdlog::level::warn);
+    Verdict v;
+    try {
+      body();
+    } catch (const InputError& e) {
+      v = {2, e.what()};
+    } catch (const std::exception& e) {
+      v = {1, std::string("internal error: ") + e.what()};
+    }
+    const std::string text = std::to_string(v.code) + "\n" + v.said;
+    for (size_t at = 0; at < text.size();) {
+      const ssize_t n = write(fds[1], text.data() + at, text.size() - at);
+      if (n <= 0) break;
+      at += size_t(n);
+    }
+    std::_Exit(0);
+  }
+  close(fds[1]);
+  read_end = fds[0];
+  return child;
+}
+
+Verdict finish_child(pid_t child, int read_end) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(read_end, buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  close(read_end);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || text.empty()) return {1, "the child died (status " + std::to_string(status) + ")"};
+  const auto eol = text.find('\n');
+  return {std::stoi(text.substr(0, eol)), text.substr(eol + 1)};
+}
+
+// validate == run by construction (issue "one training core, validate == run"): every
+// algorithm, on the smallest scenario its entry declares, in every timing mode (real and
+// timing-only training; LV08, cm02, fluid and ns3; cohorts of two hospitals a tier), is
+// validated and run (two rounds, no outputs). Both must give the same verdict: a scenario
+// validate accepts runs to its end, and one it refuses is refused by run with the same
+// message. No combination may end in an internal error (an engine backstop: an algorithm's
+// registry entry that does not declare a trait of its schedule, AlgorithmInfo::Traits).
+TEST(ValidateParity, EveryAlgorithmInEveryModeGetsOneVerdict) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> modes{
+      {"real cm02", {"timing.network=cm02"}},
+      {"real fluid", {"timing.network=fluid"}},
+      {"timing-only default", {"training.mode=timing-only", "timing.network=default"}},
+      {"timing-only cm02", {"training.mode=timing-only", "timing.network=cm02"}},
+      {"timing-only fluid", {"training.mode=timing-only", "timing.network=fluid"}},
+      {"timing-only ns3", {"training.mode=timing-only", "timing.network=ns3"}},
+      {"timing-only cohorts",
+       {"training.mode=timing-only", "timing.network=cm02", "timing.cohorts=true",
+        "platform.hospitals=[{count: 2, tier: weak}, {count: 2, tier: medium}, {count: 2, tier: strong}]"}},
+  };
+  struct Case {
+    std::string name;
+    std::string yaml;
+    std::vector<std::string> sets;
+  };
+  std::vector<Case> all;
+  for (const auto& info : algorithms::registry())
+    for (const auto& [mode, sets] : modes) all.push_back({info.name + " / " + mode, algorithms::smallest_scenario(info), sets});
+
+  // Each case validated in one child and run in another, two cases at a time.
+  std::vector<Verdict> validated(all.size()), ran(all.size());
+  auto load = [](const Case& c) {
+    auto sets = c.sets;
+    sets.push_back("output.trace=false");
+    return load_scenario_text(c.yaml, "smallest.yaml", sets);
+  };
+  for (size_t i = 0; i < all.size(); i += 2) {
+    std::vector<std::tuple<pid_t, int, Verdict*>> children;
+    for (size_t j = i; j < std::min(all.size(), i + 2); ++j) {
+      int fd = -1;
+      pid_t p = start_child([&, j] { algorithms::validate_algorithm(load(all[j])); }, fd);
+      children.emplace_back(p, fd, &validated[j]);
+      p = start_child(
+          [&, j] {
+            RunOptions options;
+            options.write_outputs = false;
+            algorithms::run_algorithm(load(all[j]), options);
+          },
+          fd);
+      children.emplace_back(p, fd, &ran[j]);
+    }
+    for (auto& [p, fd, out] : children) *out = finish_child(p, fd);
+  }
+
+  size_t accepted = 0;
+  std::set<std::string> refused_modes;
+  for (size_t i = 0; i < all.size(); ++i) {
+    SCOPED_TRACE(all[i].name);
+    EXPECT_NE(validated[i].code, 1) << "validate: " << validated[i].said;
+    EXPECT_NE(ran[i].code, 1) << "run: " << ran[i].said;
+    EXPECT_EQ(validated[i].code, ran[i].code) << "validate: " << validated[i].said << "\nrun: " << ran[i].said;
+    EXPECT_EQ(validated[i].said, ran[i].said);
+    if (validated[i].code == 0) ++accepted;
+    else refused_modes.insert(all[i].name.substr(all[i].name.find(" / ") + 3));
+  }
+  // Both verdicts occur: most combinations run, and the modes that some schedules cannot take
+  // (timing-only, fluid, cohorts) refuse some.
+  EXPECT_GT(accepted, all.size() / 2);
+  EXPECT_TRUE(refused_modes.count("timing-only cm02") && refused_modes.count("real fluid") &&
+              refused_modes.count("timing-only cohorts"));
 }
 
 }  // namespace

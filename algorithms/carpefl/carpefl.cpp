@@ -100,9 +100,6 @@ void check_carpefl(const SetupView& setup) {
   if (sc.model.arch != "carpefl")
     throw sc.error_at("model.arch", "algorithm '" + sc.algorithm.name +
                                         "' trains its own network: set model.arch: carpefl (got '" + sc.model.arch + "')");
-  if (sc.training.timing_only)
-    throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name +
-                                            "' fits graphs to real latent statistics: it needs real training");
   if (carpefl_keys().read(sc).clusters > int(setup.hospitals.size()))
     throw sc.error_at("algorithm.clusters", "more clusters than hospitals");
 }
@@ -323,6 +320,7 @@ std::vector<AlgorithmInfo> carpefl_algorithms() {
            .counts_epochs = true,
            .keys = carpefl_keys().declarations(),
            .check = check_carpefl,
+           .traits = {.needs_real_training = "fits graphs to real latent statistics"},
            // Its network (whose cnn trunk needs 16x16 at least) with the Adam its tests train with.
            .smallest = {"model.arch=carpefl", "data.synthetic.height=16", "data.synthetic.width=16",
                         "training.optimizer=adam", "training.lr=0.005"}},
@@ -335,6 +333,7 @@ std::vector<AlgorithmInfo> carpefl_algorithms() {
            .counts_epochs = true,
            .keys = carpefl_keys().declarations(),
            .check = check_carpefl,
+           .traits = {.needs_real_training = "fits graphs to real latent statistics"},
            // As carpefl's; without the graph injected it learns slower: 4 rounds of batch 16 (70%;
            // batch 32 reached 38% at 4 rounds, 42% at 6, once it clustered as carpefl does).
            .smallest = {"model.arch=carpefl", "data.synthetic.height=16", "data.synthetic.width=16",

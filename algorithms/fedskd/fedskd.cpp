@@ -231,7 +231,8 @@ std::vector<AlgorithmInfo> fedskd_algorithms() {
                                           "models in flight (algorithm.schedule: barrier can be)")
                             : std::string();
                },
-           .check = check_fedskd}};
+           .check = check_fedskd,
+           .traits = {.sends_peer_to_peer = true}}};
 }
 
 }  // namespace fedgrid::algorithms

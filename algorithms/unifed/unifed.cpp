@@ -306,6 +306,9 @@ std::vector<AlgorithmInfo> unifed_algorithms() {
            .counts_epochs = true,
            .keys = unifed_keys().declarations(),
            .check = check_unifed,
+           // Round 1 trains in parallel; the relay's visits from round 2 on (fed.visit) stop on
+           // each hospital's validation loss (ValidatedVisit), as does the server's own training.
+           .traits = {.needs_real_training = "stops local training on validation loss", .acts_alone = true},
            .smallest = {"data.server_share=0.1"}},
           {.name = "unifed_server_only",
            .description = "UniFed's control: the server's dynamic update on its own share (data.server_share) alone, "
@@ -315,6 +318,7 @@ std::vector<AlgorithmInfo> unifed_algorithms() {
            .counts_epochs = true,
            .keys = server_only_keys().declarations(),
            .check = check_server_share,
+           .traits = {.needs_real_training = "stops local training on validation loss"},
            .smallest = {"data.server_share=0.1"}}};
 }
 

@@ -142,10 +142,7 @@ class UnifiedFl : public Algorithm {
   void run(Federation& fed) override {
     const auto& sc = fed.scenario();
     s_ = unifiedfl_keys().read(sc);
-    by_update_ = s_.cluster_on == ClusterOn::ThetaUpdate;
-    if (by_update_ && !dynamic_)
-      throw sc.error_at("algorithm.cluster_on", "ufedgnn keeps round 1's clusters and never reclusters: "
-                                                "theta_update applies to unifiedfl");
+    by_update_ = s_.cluster_on == ClusterOn::ThetaUpdate;  // unifiedfl only (check_kept_clusters)
     layout_ = ThetaLayout{s_.edge_groups, s_.node_groups};
     hospitals_ = fed.hospitals();
     for (Hospital* h : hospitals_) models_.push_back(fed.init_hospital_model(*h));
@@ -301,6 +298,15 @@ class UnifiedFl : public Algorithm {
   std::vector<std::vector<double>> last_sent_, updates_;
 };
 
+// ufedgnn's requirement (AlgorithmInfo::check): it keeps round 1's clusters, so there is no
+// reclustering for cluster_on: theta_update to steer.
+void check_kept_clusters(const SetupView& setup) {
+  const Scenario& sc = setup.scenario;
+  if (unifiedfl_keys().read(sc).cluster_on == ClusterOn::ThetaUpdate)
+    throw sc.error_at("algorithm.cluster_on",
+                      "ufedgnn keeps round 1's clusters and never reclusters: theta_update applies to unifiedfl");
+}
+
 }  // namespace
 
 std::vector<AlgorithmInfo> unifiedfl_algorithms() {
@@ -317,6 +323,7 @@ std::vector<AlgorithmInfo> unifiedfl_algorithms() {
                                                      "means, every t_bc after t_init) or empty (none)"},
                                            {"clusters", "how many clusters the hospitals form after the round"}},
                          .hospital_columns = {{"cluster", "the hospital's cluster after the round, from 0"}},
+                         .check = dynamic ? std::function<void(const SetupView&)>{} : check_kept_clusters,
                          .seed_streams = {kGroupsStream}};
   };
   return {entry("unifiedfl",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "sim/core/input_error.hpp"
 #include "sim/engine/federation.hpp"
@@ -21,17 +22,18 @@ int64_t Cohorts::multiplicity(const Node* node) const {
 void Cohorts::check_alone(const Node& node) const {
   if (node.is_server() || !scenario_.timing.cohorts) return;
   const size_t id = size_t(node.id());
+  // Refused at set-up from the algorithm's traits (algorithms/registry.hpp): reaching one of
+  // these is a bug.
   if (platform_.cohort_size[id] > 1 && acting_for_[id] == 0)
-    throw scenario_.error_at(
-        "timing.cohorts", "hospital '" + node.name() + "' acted on its own, outside a parallel step of its whole cohort; "
-                          "this algorithm needs timing.cohorts: false");
+    throw std::logic_error("hospital '" + node.name() + "' acted outside a parallel step of its whole cohort: algorithm '" +
+                           scenario_.algorithm.name + "''s registry entry does not declare acts_alone");
 }
 
 void Cohorts::check_route(const Node& from, const Node& to) const {
   check_alone(from), check_alone(to);
   if (scenario_.timing.cohorts && !from.is_server() && !to.is_server())
-    throw scenario_.error_at("timing.cohorts", "cohorts model traffic to and from the server only; '" +
-                                                         from.name() + "' sent to '" + to.name() + "'");
+    throw std::logic_error("'" + from.name() + "' sent to '" + to.name() + "' under timing.cohorts: algorithm '" +
+                           scenario_.algorithm.name + "''s registry entry does not declare sends_peer_to_peer");
 }
 
 std::vector<size_t> Cohorts::acting(const std::vector<Hospital*>& hs, std::vector<std::vector<size_t>>& members) {
@@ -51,10 +53,9 @@ std::vector<size_t> Cohorts::acting(const std::vector<Hospital*>& hs, std::vecto
   for (size_t i : out) {
     const int size = p.cohort_size[size_t(hs[i]->id())];
     if (int(members[i].size()) != size)
-      throw scenario_.error_at(
-          "timing.cohorts", "a parallel step took " + std::to_string(members[i].size()) + " of the " +
-                                std::to_string(size) + " hospitals of " + hs[i]->name() +
-                                "'s cohort (e.g. algorithm.fraction < 1); cohorts act whole: set timing.cohorts: false");
+      throw std::logic_error("a parallel step took " + std::to_string(members[i].size()) + " of the " +
+                             std::to_string(size) + " hospitals of " + hs[i]->name() + "'s cohort: algorithm '" +
+                             scenario_.algorithm.name + "''s registry entry does not declare selects_fraction");
     acting_for_[size_t(hs[i]->id())] = int64_t(members[i].size());
   }
   return out;

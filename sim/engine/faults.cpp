@@ -216,9 +216,4 @@ double FaultPlan::available_from(int h, double t) {
   return t;
 }
 
-InputError nobody_left_to_over_select(const Scenario& s) {
-  return s.error_at("faults.over_selection",
-                    "the round already selects every hospital (algorithm.fraction 1): there is no one more to select");
-}
-
 }  // namespace fedgrid

@@ -34,11 +34,6 @@ namespace fedgrid {
 enum class Loss { None, Offline, Crashed, Late };
 const char* status_name(Loss loss);  // "", "offline", "crashed", "late"
 
-// faults.over_selection in a round that selects every hospital already: no one is left to
-// select beyond the K wanted. Federation::select meets it at the first round; check_algorithm
-// refuses it before the run, so that validate does too.
-[[nodiscard]] InputError nobody_left_to_over_select(const Scenario& s);
-
 class FaultPlan {
  public:
   static constexpr double kNever = std::numeric_limits<double>::infinity();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include "data/rng.hpp"
 #include "sim/core/input_error.hpp"
@@ -111,11 +112,18 @@ std::vector<Hospital*> Federation::hospitals() {
   return all;
 }
 
+size_t selected_count(double fraction, size_t hospitals) {
+  return std::clamp<size_t>(size_t(std::llround(fraction * double(hospitals))), 1, hospitals);
+}
+
 std::vector<Hospital*> Federation::select(double fraction, int round) {
   auto all = hospitals();
-  size_t k = std::clamp<size_t>(size_t(std::llround(fraction * double(all.size()))), 1, all.size());
+  size_t k = selected_count(fraction, all.size());
   if (const double over = world_.scenario.faults.over_selection; over > 0) {
-    if (k == all.size()) throw nobody_left_to_over_select(world_.scenario);
+    // Refused at set-up (algorithms/registry.cpp, AlgorithmInfo::Traits::selects_fraction).
+    if (k == all.size())
+      throw std::logic_error("faults.over_selection with a draw of every hospital: the algorithm's registry entry "
+                             "does not declare selects_fraction");
     parallel_->want(round, k);
     k = std::min(all.size(), size_t(std::ceil(double(k) * (1 + over))));
   }

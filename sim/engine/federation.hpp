@@ -97,6 +97,10 @@ class Hospital : public Node {
 
 enum class Ordering { Fixed, Random };
 
+// How many of `hospitals` Federation::select(fraction) draws before over-selection: the nearest
+// whole number, at least one and at most all.
+size_t selected_count(double fraction, size_t hospitals);
+
 // The samples a training job covers: indices into the training pool, and how many (a
 // timing-only run with data.samples_per_hospital has the count but no indices).
 struct TrainingSamples {

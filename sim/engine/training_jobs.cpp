@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <future>
+#include <stdexcept>
 
 #include "sim/engine/actor_tags.hpp"
 #include "sim/engine/cohorts.hpp"
@@ -121,8 +122,10 @@ Update TrainingJobs::train(Node& where, const Model& model, LocalWork& work, con
 void TrainingJobs::check_trainable(const Node& where, const LocalWork& work) const {
   const auto& sc = world_.scenario;
   cohorts_.check_alone(where);
+  // Refused at set-up from the algorithm's traits (algorithms/registry.hpp): reaching it is a bug.
   if (const std::string why = work.needs_real_training(); !why.empty() && sc.training.timing_only)
-    throw sc.error_at("training.mode", "algorithm '" + sc.algorithm.name + "' " + why + ": it needs real training");
+    throw std::logic_error("algorithm '" + sc.algorithm.name + "' " + why + " in a timing-only run: its registry "
+                           "entry does not declare needs_real_training");
 }
 
 JobInput TrainingJobs::build(const Model& model, const JobSamples& samples, int round, uint64_t seed) const {

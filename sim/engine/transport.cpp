@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "sim/engine/actor_tags.hpp"
 #include "sim/engine/fault_guard.hpp"
@@ -83,9 +84,10 @@ class FluidTransport : public PlainTransport {
     sent(from, to, start, bytes);
   }
   void check_route(const Node& from, const Node& to) const override {
+    // Refused at set-up from the algorithm's traits (algorithms/registry.hpp): reaching it is a bug.
     if (!from.is_server() && !to.is_server())
-      throw scenario_.error_at("timing.network", "fluid models transfers to and from the server only; " +
-                                                     scenario_.algorithm.name + " sends between hospitals (use cm02)");
+      throw std::logic_error("a transfer between hospitals under timing.network: fluid: algorithm '" +
+                             scenario_.algorithm.name + "''s registry entry does not declare sends_peer_to_peer");
   }
 
  private:
