@@ -88,7 +88,7 @@ class FedAsync : public Algorithm {
 
     Model x = fed.init_model();  // x_t
     int t = 0;
-    Arrivals<Push> arrivals(fed);
+    Arrivals<Push> arrivals(fed.job_site());
     AsyncScheduler scheduler(fed, a.concurrency);
     // Scheduler: trigger a worker with the latest model and its time stamp.
     auto trigger = [&](Hospital& h) {

@@ -104,7 +104,7 @@ class FedBuff : public Algorithm {
     Model x = fed.init_model();
     int t = 0;  // the model's version
     const double values = double(x.values());
-    Arrivals<Upload> arrivals(fed);
+    Arrivals<Upload> arrivals(fed.job_site());
     AsyncScheduler scheduler(fed, a.concurrency);
     auto start = [&](Hospital& h) {
       arrivals.start(h, [&fed, &h, epochs, model = x, version = t] {

@@ -140,7 +140,7 @@ TEST(Async, ArrivalsAtOneInstantAreTakenByHospitalId) {
   run_scenario(s, {false}, [&](Federation& fed) {
     Model m = fed.init_model();
     fed.done(1);
-    Arrivals<int> jobs(fed);
+    Arrivals<int> jobs(fed.job_site());
     // Started in reverse id order, identical work: all three end at the same instant.
     auto hs = fed.hospitals();
     for (int i = 2; i >= 0; --i)

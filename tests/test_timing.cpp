@@ -160,7 +160,7 @@ TEST(Timing, ArrivalsHandResultsOverInCompletionOrder) {
     for (auto* h : fed.hospitals()) samples.push_back(h->train_samples());
     Model m = fed.init_model();
     fed.done(1);
-    Arrivals<Update> jobs(fed);
+    Arrivals<Update> jobs(fed.job_site());
     for (auto* h : fed.hospitals()) jobs.start(*h, [&m, h] { return h->train(m, PlainTraining(1)); });
     while (auto a = jobs.next()) seen.push_back({a->result->samples, fed.now()});
   });

@@ -5,10 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "sim/engine/actor_tags.hpp"
-#include "sim/engine/fault_guard.hpp"
-#include "sim/engine/federation.hpp"
-#include "sim/engine/round_ledger.hpp"
+#include "sim/engine/node.hpp"
 
 namespace fedgrid {
 namespace sg4 = simgrid::s4u;
@@ -19,7 +16,7 @@ struct ArrivalQueue::Sync {
   std::vector<sg4::ActorPtr> actors;
 };
 
-ArrivalQueue::ArrivalQueue(Federation& fed) : fed_(fed), sync_(std::make_unique<Sync>()) {}
+ArrivalQueue::ArrivalQueue(JobSite& site) : site_(site), sync_(std::make_unique<Sync>()) {}
 
 ArrivalQueue::~ArrivalQueue() { stop(); }
 
@@ -31,8 +28,8 @@ bool ArrivalQueue::busy(const Hospital& h) const {
 
 std::vector<Hospital*> ArrivalQueue::idle() {
   std::vector<Hospital*> out;
-  for (Hospital* h : fed_.hospitals())
-    if (!busy(*h) && fed_.guards_->plan().available_from(h->id(), fed_.now()) < FaultPlan::kNever) out.push_back(h);
+  for (Hospital* h : site_.hospitals())
+    if (!busy(*h) && site_.comes_back(*h)) out.push_back(h);
   return out;
 }
 
@@ -42,24 +39,16 @@ void ArrivalQueue::launch(Hospital& h, std::function<void(uint64_t)> body) {
   running_[job] = &h;
   sync_->actors.push_back(sg4::Actor::create(h.name() + "/job" + std::to_string(job), h.host(),
                                              [this, &h, job, body = std::move(body)] {
-    fed_.tags_->start_job(job);
     std::exception_ptr error;
     try {
-      // Under faults a job waits until its hospital is back (never: it is lost at once).
-      if (fed_.guards_->any()) {
-        const double from = fed_.guards_->plan().available_from(h.id(), fed_.now());
-        if (from < FaultPlan::kNever) sg4::this_actor::sleep_until(from);
-      }
-      Guard guard;
-      fed_.run_guarded(h, guard, [&] { body(job); });
+      site_.run_job(h, job, [&] { body(job); });
     } catch (...) {
       error = std::current_exception();
     }
-    fed_.tags_->end_job();
     // SimGrid runs one actor at a time, so this needs no lock; and no simcall comes between the
     // job's last activity and this line, so every job whose last activity ends at one instant
     // records its arrival in the scheduling step that instant wakes it in (take() relies on it).
-    arrived_.push_back({fed_.now(), h.id(), job, error});
+    arrived_.push_back({site_.now(), h.id(), job, error});
     sync_->arrived->notify_all();
   }));
 }
@@ -97,7 +86,7 @@ void ArrivalQueue::stop() {
   if (stopped_) return;
   stopped_ = true;
   // Work under way belongs to no round that will be reported: the ledger drops it.
-  if (!running_.empty()) fed_.ledger_->stop();
+  if (!running_.empty()) site_.drop_work_under_way();
   for (auto& actor : sync_->actors) actor->join();
   sync_->actors.clear();
 }

@@ -11,8 +11,24 @@
 
 namespace fedgrid {
 
-class Federation;
 class Hospital;
+
+// What asynchronous jobs need of the federation, handed to them explicitly
+// (Federation::job_site()) rather than read from its members.
+class JobSite {
+ public:
+  virtual ~JobSite() = default;
+  virtual std::vector<Hospital*> hospitals() = 0;
+  // Whether `h` will be available again from now on (always without faults).
+  virtual bool comes_back(const Hospital& h) const = 0;
+  // Runs `body` as job `job` on `h`, in the calling actor on `h`'s host: tagged with the job
+  // (its seed and round), once `h` is available (under faults), and under `h`'s fault guard.
+  virtual void run_job(Hospital& h, uint64_t job, const std::function<void()>& body) = 0;
+  virtual double now() const = 0;
+  // The schedule stopped with jobs under way: their work belongs to no round that will be
+  // reported.
+  virtual void drop_work_under_way() = 0;
+};
 
 // Asynchronous schedules (FedAsync, FedBuff): the server starts a job on a hospital whenever it
 // decides to, each job in its own actor on the hospital's host, and takes the results one at a
@@ -22,7 +38,7 @@ class Hospital;
 // The non-template core of Arrivals<R>.
 class ArrivalQueue {
  public:
-  explicit ArrivalQueue(Federation& fed);
+  explicit ArrivalQueue(JobSite& site);
   ArrivalQueue(const ArrivalQueue&) = delete;
   ArrivalQueue& operator=(const ArrivalQueue&) = delete;
   ~ArrivalQueue();  // stop()
@@ -53,7 +69,7 @@ class ArrivalQueue {
     std::exception_ptr error;
   };
   struct Sync;  // SimGrid's mutex, condition variable and the jobs' actors (arrivals.cpp)
-  Federation& fed_;
+  JobSite& site_;
   std::unique_ptr<Sync> sync_;
   std::vector<Arrived> arrived_;
   std::map<uint64_t, Hospital*> running_;  // started and not yet taken, by job number

@@ -12,7 +12,7 @@
 namespace fedgrid {
 namespace sg4 = simgrid::s4u;
 
-Checkpointer::Checkpointer(const Scenario& scenario, RoundLedger& ledger, EnergyMeter& energy, CompressedLinks& links)
+Checkpointer::Checkpointer(const Scenario& scenario, RoundLedger& ledger, EnergyMeter& energy, CompressedLinks* links)
     : scenario_(scenario), ledger_(ledger), energy_(energy), links_(links) {}
 
 void Checkpointer::set_target(std::string path, std::function<std::vector<int64_t>()> output_sizes,
@@ -37,7 +37,7 @@ int Checkpointer::first_round(std::vector<Kept> state) {
   energy_.restore({in.reals("energy.joules"), in.reals("energy.since")});
   ledger_.restore(in);
   for (const auto& k : *kept_) k.load(in);
-  links_.load(in);
+  if (links_) links_->load(in);
   resumed_round_ = int(in.integer("round"));
   return resumed_round_ + 1;
 }
@@ -62,7 +62,7 @@ void Checkpointer::write(int round, bool work_under_way) {
   ledger_.save(out);
   out.put("outputs.sizes", output_sizes_());
   for (const auto& k : *kept_) k.save(out);
-  links_.save(out);
+  if (links_) links_->save(out);
   out.save(path_);
   crash_point("checkpoint-written");
 }

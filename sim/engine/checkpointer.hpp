@@ -19,8 +19,9 @@ class CompressedLinks;
 
 class Checkpointer {
  public:
-  // `links`: compression's references and encoder states, kept beside the algorithm's state.
-  Checkpointer(const Scenario& scenario, RoundLedger& ledger, EnergyMeter& energy, CompressedLinks& links);
+  // `links`: compression's references and encoder states, kept beside the algorithm's state
+  // (null without compression.*).
+  Checkpointer(const Scenario& scenario, RoundLedger& ledger, EnergyMeter& energy, CompressedLinks* links);
   // Set by the run driver; `resume_from` null: a fresh run.
   void set_target(std::string path, std::function<std::vector<int64_t>()> output_sizes,
                   const StateReader* resume_from);
@@ -40,7 +41,7 @@ class Checkpointer {
   const Scenario& scenario_;
   RoundLedger& ledger_;
   EnergyMeter& energy_;
-  CompressedLinks& links_;
+  CompressedLinks* links_;
   std::optional<std::vector<Kept>> kept_;
   std::string path_;
   std::function<std::vector<int64_t>()> output_sizes_;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "sim/core/input_error.hpp"
-#include "sim/engine/federation.hpp"
+#include "sim/engine/node.hpp"
 
 namespace fedgrid {
 

@@ -6,7 +6,7 @@
 
 #include "data/rng.hpp"
 #include "sim/core/seed_streams.hpp"
-#include "sim/engine/federation.hpp"
+#include "sim/engine/node.hpp"
 #include "sim/engine/state_file.hpp"
 
 namespace fedgrid {
@@ -78,14 +78,13 @@ void CompressedLinks::lost(const Node& from, const Node& to, const Crossing& cro
 }
 
 void CompressedLinks::arrived_uncompressed(const Node& from, const Node& to, const Model& model) {
-  if ((!uplink_ && !downlink_) || !model.holds_state()) return;
+  if (!model.holds_state()) return;
   references_[unordered(from.id(), to.id())] = model;
 }
 
 // ---------------------------------------------------------------- checkpoints
 
 void CompressedLinks::save(StateWriter& out) const {
-  if (!uplink_ && !downlink_) return;
   std::vector<int64_t> pairs;
   size_t i = 0;
   for (const auto& [pair, model] : references_) {
@@ -104,7 +103,6 @@ void CompressedLinks::save(StateWriter& out) const {
 }
 
 void CompressedLinks::load(const StateReader& in) {
-  if (!uplink_ && !downlink_) return;
   references_.clear(), states_.clear(), transfers_.clear();
   const auto pairs = in.integers("compression.references");
   for (size_t i = 0; i + 1 < pairs.size(); i += 2)

@@ -29,6 +29,8 @@ class Node;
 class StateWriter;
 class StateReader;
 
+// The links exist only under compression.* (the Federation makes them at set-up when a
+// direction names a codec): an uncompressed run's sends never reach this code.
 class CompressedLinks {
  public:
   explicit CompressedLinks(const Scenario& scenario);
@@ -56,11 +58,10 @@ class CompressedLinks {
   void lost(const Node& from, const Node& to, const Crossing& crossing);
   // A model crossed uncompressed (its direction has no codec) and arrived: with the other
   // direction compressed it becomes the pair's reference, which both ends hold exactly, so an
-  // uplink-only codec encodes the local update, not the whole model. Nothing without compression.
+  // uplink-only codec encodes the local update, not the whole model.
   void arrived_uncompressed(const Node& from, const Node& to, const Model& model);
 
-  // Checkpoints: references, encoder states and transfer counts under compression.*; nothing
-  // when compression is off.
+  // Checkpoints: references, encoder states and transfer counts.
   void save(StateWriter& out) const;
   void load(const StateReader& in);
 

@@ -5,7 +5,7 @@
 // A hospital's job under faults may be cut part way (FaultGuards).
 #include <functional>
 
-#include "sim/engine/transport.hpp"
+#include "sim/engine/activity.hpp"
 #include "sim/jobs/local_work.hpp"
 
 namespace fedgrid {

@@ -14,21 +14,11 @@
 
 #include "data/partition.hpp"
 #include "sim/core/model.hpp"
+#include "sim/engine/scores.hpp"
 
 namespace fedgrid {
 
 struct World;
-
-// One round's scores.
-struct Scores {
-  std::optional<double> accuracy, loss, auc;
-  std::vector<int64_t> confusion;
-  std::vector<std::vector<int64_t>> confusion_of;  // by hospital: its model on its own test split
-  std::vector<std::optional<double>> accuracy_of, auc_of, global_accuracy_of, global_auc_of;  // by hospital
-  std::map<std::string, std::optional<double>> tier_model_accuracy;
-  // Early stopping (stop.patience): the scored model on the hospitals' validation splits.
-  std::optional<double> val_accuracy, val_loss;
-};
 
 // A hospital as evaluation sees it: its tier and its test split.
 struct EvaluatedHospital {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "sim/engine/energy_meter.hpp"
-#include "sim/engine/federation.hpp"
+#include "sim/engine/node.hpp"
 #include "sim/engine/peer_mail.hpp"
 #include "sim/engine/round_ledger.hpp"
 

@@ -11,6 +11,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/actor_tags.hpp"
+#include "sim/engine/arrivals.hpp"
 #include "sim/engine/checkpointer.hpp"
 #include "sim/engine/cohorts.hpp"
 #include "sim/engine/compressed_links.hpp"
@@ -57,6 +58,43 @@ Update Hospital::train_on_later(const Model& model, std::unique_ptr<LocalWork> w
   return fed_->train_on(*this, model, w, split_->train, split_->val, train_samples_, std::move(work));
 }
 
+// ---------------------------------------------------------------- asynchronous jobs
+
+// The federation as asynchronous jobs see it (arrivals.hpp's JobSite): handed to Arrivals
+// explicitly, so that they reach none of its members.
+class Federation::Jobs final : public JobSite {
+ public:
+  explicit Jobs(Federation& fed) : fed_(fed) {}
+  std::vector<Hospital*> hospitals() override { return fed_.hospitals(); }
+  bool comes_back(const Hospital& h) const override {
+    return fed_.guards_->plan().available_from(h.id(), fed_.now()) < FaultPlan::kNever;
+  }
+  void run_job(Hospital& h, uint64_t job, const std::function<void()>& body) override {
+    fed_.tags_->start_job(job);
+    struct EndJob {
+      ActorTags& tags;
+      ~EndJob() { tags.end_job(); }
+    } end{*fed_.tags_};
+    // Under faults a job waits until its hospital is back (never: it is lost at once).
+    if (fed_.guards_->any()) {
+      const double from = fed_.guards_->plan().available_from(h.id(), fed_.now());
+      if (from < FaultPlan::kNever) sg4::this_actor::sleep_until(from);
+    }
+    Guard guard;
+    fed_.run_guarded(h, guard, body);
+  }
+  double now() const override { return fed_.now(); }
+  void drop_work_under_way() override { fed_.ledger_->stop(); }
+
+ private:
+  Federation& fed_;
+};
+
+JobSite& Federation::job_site() {
+  if (!jobs_) jobs_ = std::make_unique<Jobs>(*this);
+  return *jobs_;
+}
+
 // ---------------------------------------------------------------- set-up
 
 Federation::Federation(World& world, std::vector<Observer*> observers)
@@ -87,8 +125,9 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
   charge_ = std::make_unique<ComputeCharge>(world, *guards_, *ledger_, *tags_, record);
   training_ = std::make_unique<TrainingJobs>(world, *ledger_, *guards_, *cohorts_, *tags_, *charge_);
   parallel_ = std::make_unique<ParallelRound>(*cohorts_, *guards_, *ledger_, *tags_);
-  links_ = std::make_unique<CompressedLinks>(world.scenario);
-  checkpoints_ = std::make_unique<Checkpointer>(world.scenario, *ledger_, *energy_, *links_);
+  // Chosen once, like the transport: without compression.* no send goes near a codec.
+  if (world.scenario.compression.any()) links_ = std::make_unique<CompressedLinks>(world.scenario);
+  checkpoints_ = std::make_unique<Checkpointer>(world.scenario, *ledger_, *energy_, links_.get());
 }
 
 void Federation::start_observers(std::vector<Observer*>& observers) {
@@ -190,16 +229,21 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
 
 const Model& Federation::send(Node& from, Node& to, const Model& model) {
   if (&from == &to) return model;  // nothing crosses a network
-  if (links_->compresses(from, to)) return send_compressed(from, to, model);
+  if (links_) return send_compressed(from, to, model);
   send_bytes(from, to, model.payload_bytes());
-  links_->arrived_uncompressed(from, to, model);
   return model;
 }
 
 // Encoded on the sender's host before the transfer, decoded on the receiver's after it; the
 // network carries the encoded size. A transfer cut by faults gives its values back to the
-// sender's residual (CompressedLinks::lost) and leaves the pair's reference as it was.
+// sender's residual (CompressedLinks::lost) and leaves the pair's reference as it was. A
+// direction without a codec (uplink only, say) crosses whole and keeps the pair's reference.
 const Model& Federation::send_compressed(Node& from, Node& to, const Model& model) {
+  if (!links_->compresses(from, to)) {
+    send_bytes(from, to, model.payload_bytes());
+    links_->arrived_uncompressed(from, to, model);
+    return model;
+  }
   check_path(from, to);
   auto crossing = links_->encode(from, to, model);
   const int64_t k = std::max(cohorts_->multiplicity(&from), cohorts_->multiplicity(&to));

@@ -15,11 +15,11 @@
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
 #include "sim/engine/kept_state.hpp"
+#include "sim/engine/node.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace simgrid::s4u {
-class Host;
 class Activity;
 }
 
@@ -41,59 +41,9 @@ class ParallelRound;
 class Checkpointer;
 class CompressedLinks;
 class ActorTags;
+class JobSite;
 class Kept;
 struct Guard;
-
-// A machine of the federation: the server or a hospital.
-class Node {
- public:
-  int id() const { return id_; }  // hospitals 0..N-1; the server is -1
-  const std::string& name() const { return name_; }
-  const std::string& tier() const { return tier_; }
-  bool is_server() const { return id_ < 0; }
-  simgrid::s4u::Host* host() const { return host_; }
-
- protected:
-  Node(int id, std::string name, std::string tier, simgrid::s4u::Host* host)
-      : id_(id), name_(std::move(name)), tier_(std::move(tier)), host_(host) {}
-  friend class Federation;
-
- private:
-  int id_;
-  std::string name_, tier_;
-  simgrid::s4u::Host* host_;
-};
-
-class Hospital : public Node {
- public:
-  const data::HospitalSplit& split() const { return *split_; }  // empty in timing-only runs without data
-  int64_t train_samples() const { return train_samples_; }
-  // Runs `work` (the algorithm's local job: plain training, FedProx's proximal step, ...) from
-  // `model` on this hospital's training split: real LibTorch work on the executor, charged as
-  // work.cost() on this hospital's host.
-  Update train(const Model& model, LocalWork& work);
-  Update train(const Model& model, LocalWork&& work) { return train(model, work); }
-  // As train(), for an update the algorithm only hands to the server's aggregate
-  // (weighted_average): the charge is taken now and the real job runs when the aggregate
-  // reaches this update (sim/jobs/deferred_training.hpp), so a round holds a few trained models
-  // at a time, not one per hospital. `model` must stay alive and unchanged until then. Trains
-  // at once where the job cannot wait: timing-only runs, works charged after they run, under
-  // faults (a guarded job may be cut), and with compression.* (its weights are encoded as sent).
-  template <class W>
-  Update train_later(const Model& model, W&& work) {
-    return train_on_later(model, std::make_unique<std::decay_t<W>>(std::forward<W>(work)));
-  }
-
- private:
-  Hospital(Federation* fed, int id, std::string name, std::string tier, simgrid::s4u::Host* host,
-           const data::HospitalSplit* split, int64_t train_samples)
-      : Node(id, std::move(name), std::move(tier), host), fed_(fed), split_(split), train_samples_(train_samples) {}
-  friend class Federation;
-  Update train_on_later(const Model& model, std::unique_ptr<LocalWork> work);
-  Federation* fed_;
-  const data::HospitalSplit* split_;
-  int64_t train_samples_;
-};
 
 enum class Ordering { Fixed, Random };
 
@@ -250,6 +200,9 @@ class Federation {
   double now() const;
   int current_round() const { return round_now(); }
 
+  // What an asynchronous schedule's Arrivals (arrivals.hpp) start their jobs with.
+  JobSite& job_site();
+
   // Called by the run driver once the algorithm returns (still inside the simulation).
   RunSummary finish(std::vector<std::pair<std::string, std::string>> versions);
   // Set by the run driver: where checkpoints go, what sizes the output files have (a
@@ -260,7 +213,7 @@ class Federation {
 
  private:
   friend class Hospital;
-  friend class ArrivalQueue;
+  class Jobs;  // what asynchronous jobs need (job_site), federation.cpp
   // Runs body() as `h`'s work of the calling actor's round under `guard` (FaultGuards::run).
   bool run_guarded(Hospital& h, Guard& guard, const std::function<void()>& body, bool counts_update = true);
   void run_visit(Hospital& h, const std::function<void()>& body);
@@ -276,7 +229,8 @@ class Federation {
   void run_parallel(const std::vector<Hospital*>& hospitals, const std::function<void(size_t)>& body,
                     const std::function<void(size_t, size_t)>& copy, const std::function<void(size_t)>& drop);
   void record(const Activity& a, const Node* from, const Node* to);
-  // send() through the codec of its direction (compression.*): encode, cross, decode.
+  // send() under compression.*: through its direction's codec (encode, cross, decode), or
+  // whole where that direction has none.
   const Model& send_compressed(Node& from, Node& to, const Model& model);
   void start_observers(std::vector<Observer*>& observers);
   void check_round_closed(int round) const;  // before a round is reported: nothing deferred left
@@ -296,13 +250,14 @@ class Federation {
   std::unique_ptr<FaultGuards> guards_;  // faults.*: hospitals' work cut by crashes, traces, deadlines
   std::unique_ptr<Transport> transport_;  // how transfers cross the network (chosen once)
   std::unique_ptr<ComputeCharge> charge_;  // compute charged in simulated time
-  std::unique_ptr<CompressedLinks> links_;  // compression.*: codecs, references, error feedback
+  std::unique_ptr<CompressedLinks> links_;  // compression.*: codecs, references, error feedback (null: off)
   std::unique_ptr<TrainingJobs> training_;
   std::unique_ptr<ParallelRound> parallel_;
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<EnergyMeter> energy_;  // joules per host (resumable, unlike the plugin's sums)
   std::unique_ptr<Checkpointer> checkpoints_;
   std::unique_ptr<ActorTags> tags_;      // the run's round, and actors' rounds and jobs of their own
+  std::unique_ptr<Jobs> jobs_;
   double round_started_ = 0;              // when done(round_) let the round begin (faults.deadline_s)
 };
 

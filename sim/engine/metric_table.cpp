@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "sim/engine/evaluation.hpp"
-#include "sim/engine/round_ledger.hpp"
+#include "sim/engine/scores.hpp"
+#include "sim/engine/round_state.hpp"
 #include "sim/jobs/metrics.hpp"
 
 namespace fedgrid {

@@ -3,6 +3,7 @@
 // the round loop is never edited to add a metric, nor is this file: a metric is one entry of
 // sim/engine/metric_table.cpp.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,20 +11,10 @@
 #include <vector>
 
 #include "sim/core/modes.hpp"
+#include "sim/engine/activity.hpp"
 #include "sim/engine/metric_value.hpp"
 
 namespace fedgrid {
-
-// One simulated activity, reported when it ends.
-struct Activity {
-  double start_s = 0, end_s = 0;
-  std::string host;  // where it ran (sender, for a transfer)
-  std::string kind;  // compute | send | server
-  std::string peer;  // receiver of a transfer, empty otherwise
-  int64_t bytes = 0;
-  double flops = 0;
-  int round = 0;
-};
 
 class RunMetrics;
 

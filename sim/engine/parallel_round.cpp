@@ -8,7 +8,7 @@
 #include "sim/engine/actor_tags.hpp"
 #include "sim/engine/cohorts.hpp"
 #include "sim/engine/fault_guard.hpp"
-#include "sim/engine/federation.hpp"
+#include "sim/engine/node.hpp"
 #include "sim/engine/round_ledger.hpp"
 
 namespace fedgrid {

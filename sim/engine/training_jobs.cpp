@@ -10,7 +10,7 @@
 #include "sim/engine/actor_tags.hpp"
 #include "sim/engine/cohorts.hpp"
 #include "sim/engine/fault_guard.hpp"
-#include "sim/engine/federation.hpp"
+#include "sim/engine/node.hpp"
 #include "sim/engine/round_ledger.hpp"
 #include "sim/engine/world.hpp"
 #include "sim/jobs/compute.hpp"

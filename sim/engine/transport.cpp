@@ -9,7 +9,7 @@
 
 #include "sim/engine/actor_tags.hpp"
 #include "sim/engine/fault_guard.hpp"
-#include "sim/engine/federation.hpp"
+#include "sim/engine/node.hpp"
 #include "sim/engine/star_fluid.hpp"
 #include "sim/engine/world.hpp"
 #include "sim/network/packet_network.hpp"

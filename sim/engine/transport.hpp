@@ -18,9 +18,6 @@ class FaultGuards;
 class ActorTags;
 struct World;
 
-// Records an activity that ran between `from` and `to` (null: none).
-using RecordActivity = std::function<void(const Activity&, const Node* from, const Node* to)>;
-
 class Transport {
  public:
   virtual ~Transport() = default;
