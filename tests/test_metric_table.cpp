@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -50,13 +51,25 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 size_t cells(const std::string& line) { return size_t(std::count(line.begin(), line.end(), ',')) + 1; }
 
-bool enabled(const MetricDecl& m, MetricSwitches on) {
-  return m.enabled_by == EnabledBy::Always || (m.enabled_by == EnabledBy::SiteMetrics && on.site_metrics) ||
-         (m.enabled_by == EnabledBy::Faults && on.faults);
+// The gates a test run opens: its scenario (scenario_of) sets exactly these keys.
+struct Switches {
+  bool site_metrics = false, faults = false;
+};
+
+Scenario scenario_of(Switches on) {
+  std::vector<std::string> sets{"output.site_metrics=" + std::string(on.site_metrics ? "true" : "false")};
+  if (on.faults) sets.push_back("faults.offline_probability=0.1");
+  return builtin_quickstart(sets);
+}
+
+// Read off the gates' keys, not their conditions: an independent account of what they open.
+bool enabled(const MetricDecl& m, Switches on) {
+  return m.gate.key.empty() || (m.gate.key == "output.site_metrics" && on.site_metrics) ||
+         (m.gate.key == "faults.*" && on.faults);
 }
 
 // A column list read off the declarations themselves, per-tier metrics expanded.
-std::string declared_columns(Scope scope, MetricSwitches on, const std::vector<std::string>& own = {}) {
+std::string declared_columns(Scope scope, Switches on, const std::vector<std::string>& own = {}) {
   std::vector<std::string> out;
   for (const auto& m : metric_table()) {
     if (m.scope != scope || !enabled(m, on)) continue;
@@ -81,18 +94,15 @@ struct LedgerRun {
   RunSummary summary;
 };
 
-LedgerRun run_two_rounds(const std::string& tag, MetricSwitches on, const std::vector<std::string>& round_columns = {},
+LedgerRun run_two_rounds(const std::string& tag, Switches on, const std::vector<std::string>& round_columns = {},
                          const std::vector<std::string>& hospital_columns = {}) {
-  std::vector<std::string> sets{"output.site_metrics=" + std::string(on.site_metrics ? "true" : "false")};
-  if (on.faults) sets.push_back("faults.offline_probability=0.1");
-  const Scenario scenario = builtin_quickstart(sets);
+  const Scenario scenario = scenario_of(on);
   LedgerRun run{test::temp_dir(tag), {}};
   Recorder recorder(run.dir, false);
-  RunInfo info{scenario.name, "fedavg", scenario.seed, kTiers, {"server", "h0", "h1"}, on.site_metrics};
-  info.round_columns = round_columns, info.hospital_columns = hospital_columns;
+  const auto metrics = std::make_shared<const RunMetrics>(scenario, round_columns, hospital_columns);
+  RunInfo info{scenario.name, "fedavg", scenario.seed, kTiers, {"server", "h0", "h1"}, metrics};
   recorder.on_start(info);
-  RoundLedger ledger(scenario, {{0, "h0", "weak"}, {1, "h1", "strong"}}, kTiers, {&recorder}, {});
-  ledger.set_columns(round_columns, hospital_columns);
+  RoundLedger ledger(scenario, {{0, "h0", "weak"}, {1, "h1", "strong"}}, kTiers, {&recorder}, {}, metrics);
   for (int round = 1; round <= 2; ++round) {
     ledger.count_transfer(round, -1, 0, 100, 1, 0.5);
     ledger.count_transfer(round, 1, -1, 40, 1, 0.25);
@@ -133,7 +143,7 @@ TEST(MetricTable, DeclarationsAreWellFormed) {
 }
 
 TEST(MetricTable, ColumnsAreTheDeclaredOnesInOrder) {
-  for (const MetricSwitches on : {MetricSwitches{false, false}, MetricSwitches{true, true}}) {
+  for (const Switches on : {Switches{false, false}, Switches{true, true}}) {
     const auto run = run_two_rounds(on.site_metrics ? "metric-columns-on" : "metric-columns-off", on);
     const auto rounds = test::lines(test::read_file(run.dir + "/rounds.csv"));
     const auto hospitals = test::lines(test::read_file(run.dir + "/hospitals.csv"));
@@ -141,7 +151,7 @@ TEST(MetricTable, ColumnsAreTheDeclaredOnesInOrder) {
     ASSERT_EQ(hospitals.size(), 5u);
     EXPECT_EQ(rounds[0], declared_columns(Scope::Round, on));
     EXPECT_EQ(hospitals[0], declared_columns(Scope::Hospital, on));
-    EXPECT_EQ(rounds[0], joined(RunMetrics(on).columns(Scope::Round, kTiers)));
+    EXPECT_EQ(rounds[0], joined(RunMetrics(scenario_of(on)).columns(Scope::Round, kTiers)));
     for (const auto& row : rounds) EXPECT_EQ(cells(row), cells(rounds[0])) << row;
     for (const auto& row : hospitals) EXPECT_EQ(cells(row), cells(hospitals[0])) << row;
     // Site columns exist exactly when output.site_metrics enables them.
@@ -151,7 +161,7 @@ TEST(MetricTable, ColumnsAreTheDeclaredOnesInOrder) {
 }
 
 TEST(MetricTable, SummaryCarriesEveryEnabledEntry) {
-  for (const MetricSwitches on : {MetricSwitches{false, false}, MetricSwitches{true, true}}) {
+  for (const Switches on : {Switches{false, false}, Switches{true, true}}) {
     const auto run = run_two_rounds(on.site_metrics ? "metric-summary-on" : "metric-summary-off", on);
     const auto j = nlohmann::json::parse(test::read_file(run.dir + "/summary.json"));
     for (const auto& m : metric_table())
@@ -185,13 +195,40 @@ TEST(MetricTable, SummaryCarriesEveryEnabledEntry) {
   }
 }
 
+// A gate is declared with its metric: a key and a condition, together; each gate's key, set,
+// opens it (early stopping's and compression's figures included), and the table a run writes is
+// the one its ledger computes (RunInfo::metrics: no observer keeps a copy of the gates).
+TEST(MetricTable, GatesAreDeclaredWithTheirMetrics) {
+  const std::map<std::string, std::vector<std::string>> opening{
+      {"output.site_metrics", {"output.site_metrics=true"}},
+      {"faults.*", {"faults.offline_probability=0.1"}},
+      {"stop.patience", {"stop.patience=2"}},
+      {"compression.*", {"compression.uplink.method=quantize"}}};
+  const Scenario plain = builtin_quickstart();
+  std::set<std::string> keys;
+  for (const auto& m : metric_table()) {
+    EXPECT_EQ(m.gate.key.empty(), !m.gate.on) << m.name << ": a gate needs both its key and its condition";
+    if (m.gate.key.empty()) continue;
+    keys.insert(m.gate.key);
+    ASSERT_TRUE(opening.count(m.gate.key)) << m.name << ": gate '" << m.gate.key << "' has no case here";
+    EXPECT_FALSE(m.gate.open(plain)) << m.name;
+    EXPECT_TRUE(m.gate.open(builtin_quickstart(opening.at(m.gate.key)))) << m.name;
+  }
+  EXPECT_EQ(keys.size(), opening.size());
+  const Scenario early = builtin_quickstart({"stop.patience=2", "compression.uplink.method=quantize"});
+  const RunMetrics table(early);
+  for (const char* name : {"val_loss", "val_accuracy", "bytes_encoded", "compression_ratio"})
+    EXPECT_GE(table.index(Scope::Round, name), 0) << name;
+  EXPECT_LT(RunMetrics(plain).index(Scope::Round, "val_loss"), 0);
+}
+
 TEST(MetricTable, CheckpointKeepsEverySummaryFigure) {
   const auto run = run_two_rounds("metric-checkpoint", {true, true});
   StateWriter out;
   save_summary(out, "s", run.summary);
   out.save(run.dir + "/state.bin");
   RunSummary back;
-  back.figures = RunMetrics({true, true}).initial_figures();
+  back.figures = RunMetrics(scenario_of({true, true})).initial_figures();
   load_summary(StateReader(run.dir + "/state.bin"), "s", back);
   ASSERT_EQ(back.figures.size(), run.summary.figures.size());
   for (size_t i = 0; i < back.figures.size(); ++i)
@@ -211,8 +248,8 @@ TEST(MetricTable, RegisteredAlgorithmColumnsFollowTheStandardOnes) {
   EXPECT_TRUE(ends_with(hospitals[2], ",x")) << hospitals[2];
   // A column the algorithm did not register is refused.
   const Scenario scenario = builtin_quickstart();
-  RoundLedger ledger(scenario, {{0, "h0", "weak"}}, kTiers, {}, {});
-  ledger.set_columns({"merge"}, {});
+  RoundLedger ledger(scenario, {{0, "h0", "weak"}}, kTiers, {}, {},
+                     std::make_shared<const RunMetrics>(scenario, std::vector<std::string>{"merge"}));
   EXPECT_THROW(ledger.note(1, -1, "clusters", "2"), std::logic_error);
 }
 

@@ -57,7 +57,7 @@ void list_metrics() {
       entries += fmt::format("{}{} ({})", entries.empty() ? "" : ", ", e.key, reduction_name(e.reduce));
     fmt::print("{:<18} {:<13} {:<11} {:<44} {:<19} {}\n", m.kind == MetricKind::PerTier ? m.name + "<tier>" : m.name,
                output_file(m.scope), real ? fmt::format("{}({})", kind_name(m.kind), m.digits) : kind_name(m.kind),
-               entries, enabling_key(m.enabled_by), m.doc);
+               entries, m.gate.key, m.doc);
   }
   fmt::print("\n{:<18} {:<13} {:<18} {}\n", "algorithm", "file", "own column", "meaning");
   for (const auto& alg : algorithms::registry()) {

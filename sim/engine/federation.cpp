@@ -107,14 +107,16 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
   std::vector<LedgerRow> rows;
   for (const auto& h : hospitals_) rows.push_back({h->id(), h->name(), h->tier()});
   mail_ = std::make_unique<PeerMail>();
-  ledger_ = std::make_unique<RoundLedger>(world.scenario, std::move(rows), tiers_, observers, [this] { mail_->close(); });
+  // The run's metric table, built once: the ledger computes it, the observers write it.
+  metrics_ = std::make_shared<const RunMetrics>(world.scenario, world.round_columns, world.hospital_columns);
+  ledger_ = std::make_unique<RoundLedger>(world.scenario, std::move(rows), tiers_, observers, [this] { mail_->close(); },
+                                          metrics_);
   guards_ = std::make_unique<FaultGuards>(world.scenario, hospitals(), *ledger_, *mail_);
   auto record = [this](const Activity& a, const Node* from, const Node* to) { this->record(a, from, to); };
   transport_ = make_transport(world, *guards_, *tags_, record);  // fluid refuses a narrow backbone here
   start_observers(observers);
 
   cohorts_ = std::make_unique<Cohorts>(world.scenario, world.platform, hospitals_.size());
-  ledger_->set_columns(world.round_columns, world.hospital_columns);
   std::vector<EvaluatedHospital> evaluated;
   for (const auto& h : hospitals_) evaluated.push_back({h->tier(), &h->split()});
   evaluator_ = std::make_unique<Evaluator>(world, std::move(evaluated), tiers_);
@@ -133,11 +135,9 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
 void Federation::start_observers(std::vector<Observer*>& observers) {
   RunInfo info;
   info.scenario = world_.scenario.name, info.algorithm = world_.scenario.algorithm.name;
-  info.seed = world_.scenario.seed, info.tiers = tiers_, info.site_metrics = world_.scenario.output.site_metrics;
-  info.early_stopping = world_.scenario.stop.patience > 0, info.compression = world_.scenario.compression.any();
+  info.seed = world_.scenario.seed, info.tiers = tiers_, info.metrics = metrics_;
   info.hosts.push_back(server_->name());
   for (const auto& h : hospitals_) info.hosts.push_back(h->name());
-  info.round_columns = world_.round_columns, info.hospital_columns = world_.hospital_columns;
   for (auto* o : observers) o->on_start(info);
 }
 

@@ -30,6 +30,7 @@ struct World;
 class Cohorts;
 class PeerMail;
 class RoundLedger;
+class RunMetrics;
 class Evaluator;
 class EnergyMeter;
 class StateReader;
@@ -246,6 +247,7 @@ class Federation {
   std::unique_ptr<Cohorts> cohorts_;     // who acts for whom (timing.cohorts)
   std::set<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>> paths_checked_;  // check_path
   std::unique_ptr<PeerMail> mail_;       // models posted peer to peer
+  std::shared_ptr<const RunMetrics> metrics_;  // the run's metric table, built once
   std::unique_ptr<RoundLedger> ledger_;  // rounds' figures, reports, stop conditions
   std::unique_ptr<FaultGuards> guards_;  // faults.*: hospitals' work cut by crashes, traces, deadlines
   std::unique_ptr<Transport> transport_;  // how transfers cross the network (chosen once)

@@ -5,6 +5,7 @@
 
 #include "sim/engine/scores.hpp"
 #include "sim/engine/round_state.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/jobs/metrics.hpp"
 
 namespace fedgrid {
@@ -73,28 +74,33 @@ int64_t count_over(In in, F of) {
 const HospitalStats& stats(In in, size_t h) { return in.state.stats[h]; }
 
 MetricDecl real_metric(std::string name, Scope scope, std::function<std::optional<double>(In, size_t)> of,
-                std::vector<SummaryEntry> summary, std::string doc, EnabledBy on = EnabledBy::Always, int digits = 6) {
+                std::vector<SummaryEntry> summary, std::string doc, Gate on = {}, int digits = 6) {
   return {std::move(name), scope, MetricKind::Real, digits, on,
           [of = std::move(of)](In in, size_t h) { return real_or_empty(of(in, h)); }, std::move(summary), std::move(doc)};
 }
 MetricDecl integer_metric(std::string name, Scope scope, std::function<int64_t(In, size_t)> of,
-                   std::vector<SummaryEntry> summary, std::string doc, EnabledBy on = EnabledBy::Always) {
+                   std::vector<SummaryEntry> summary, std::string doc, Gate on = {}) {
   return {std::move(name), scope, MetricKind::Integer, 0, on,
           [of = std::move(of)](In in, size_t h) { return MetricValue(of(in, h)); }, std::move(summary), std::move(doc)};
 }
 MetricDecl text_metric(std::string name, std::function<std::string(In, size_t)> of, std::string doc) {
-  return {std::move(name), Scope::Hospital, MetricKind::Text, 0, EnabledBy::Always,
+  return {std::move(name), Scope::Hospital, MetricKind::Text, 0, Gate{},
           [of = std::move(of)](In in, size_t h) { return MetricValue(of(in, h)); }, {}, std::move(doc)};
 }
 MetricDecl per_tier(std::string prefix, TierFigures (*of)(In), std::vector<SummaryEntry> summary, std::string doc) {
-  return {std::move(prefix), Scope::Round, MetricKind::PerTier, 6, EnabledBy::Always,
+  return {std::move(prefix), Scope::Round, MetricKind::PerTier, 6, Gate{},
           [of](In in, size_t) { return MetricValue(of(in)); }, std::move(summary), std::move(doc)};
 }
 
 constexpr Scope R = Scope::Round, H = Scope::Hospital, S = Scope::Summary;
 constexpr Reduce Final = Reduce::Final, Best = Reduce::Best, Sum = Reduce::Sum, Last = Reduce::Last;
-constexpr EnabledBy Site = EnabledBy::SiteMetrics, Faults = EnabledBy::Faults, Patience = EnabledBy::Patience,
-                    Compression = EnabledBy::Compression;
+// The gates, each a key and its condition: declared faults (faults.*), early stopping's
+// validation figures (stop.patience), CarPe-FL's site figures and the per-hospital macro figures
+// (output.site_metrics), a codec on either direction (compression.*).
+const Gate Site{"output.site_metrics", [](const Scenario& s) { return s.output.site_metrics; }};
+const Gate Faults{"faults.*", [](const Scenario& s) { return s.faults.any(); }};
+const Gate Patience{"stop.patience", [](const Scenario& s) { return s.stop.patience > 0; }};
+const Gate Compression{"compression.*", [](const Scenario& s) { return s.compression.any(); }};
 
 // The table. Column order is the output contract (docs/guide/outputs.md); summary.json orders
 // its entries by Recorder's layout (recorder.cpp), a new entry following the listed ones.
@@ -103,7 +109,7 @@ std::vector<MetricDecl> declared() {
       // rounds.csv
       integer_metric("round", R, [](In in, size_t) { return in.round; }, {}, "the round"),
       real_metric("sim_time_s", R, [](In in, size_t) { return in.now; }, {}, "simulated time when the round was reported",
-           EnabledBy::Always, 9),
+           Gate{}, 9),
       real_metric("accuracy", R, [](In in, size_t) { return in.scores.accuracy; },
            {{"final_accuracy", Final}, {"best_accuracy", Best}},
            "accuracy on the global test set (local models: mean over hospitals); empty in rounds not scored"),
@@ -117,7 +123,7 @@ std::vector<MetricDecl> declared() {
       integer_metric("participants", R, [](In in, size_t) { return count_over(in, [](auto& st) { return st.took_part; }); },
               {}, "hospitals that sent or received anything"),
       real_metric("energy_j", R, [](In in, size_t) { return in.energy_j; }, {}, "energy used so far (SimGrid host plugin)",
-           EnabledBy::Always, 3),
+           Gate{}, 3),
       real_metric("f1_macro", R, [](In in, size_t) { auto m = global_macro(in); return m ? std::optional(m->f1) : std::nullopt; },
            {{"final_f1_macro", Final}}, "macro F1 on the global test set"),
       real_metric("sensitivity_macro", R,
@@ -191,9 +197,9 @@ std::vector<MetricDecl> declared() {
       real_metric("accuracy", H, [](In in, size_t h) { return in.scores.accuracy_of[h]; }, {},
            "its model on its own test split (the local test)"),
       real_metric("compute_s", H, [](In in, size_t h) { return stats(in, h).compute_s; }, {}, "simulated compute seconds",
-           EnabledBy::Always, 9),
+           Gate{}, 9),
       real_metric("comm_s", H, [](In in, size_t h) { return stats(in, h).comm_s; }, {}, "simulated transfer seconds",
-           EnabledBy::Always, 9),
+           Gate{}, 9),
       integer_metric("bytes_up", H, [](In in, size_t h) { return stats(in, h).bytes_up; }, {}, "bytes it sent"),
       integer_metric("bytes_down", H, [](In in, size_t h) { return stats(in, h).bytes_down; }, {}, "bytes it received"),
       real_metric("auc", H, [](In in, size_t h) { return in.scores.auc_of[h]; }, {}, "its model's AUROC on its own split"),
@@ -201,7 +207,7 @@ std::vector<MetricDecl> declared() {
            "its model on every hospital's test split, weighted equally"),
       real_metric("global_test_auc", H, [](In in, size_t h) { return in.scores.global_auc_of[h]; }, {},
            "its model's AUROC on every hospital's split"),
-      {"staleness", H, MetricKind::Integer, 0, EnabledBy::Always,
+      {"staleness", H, MetricKind::Integer, 0, Gate{},
        [](In in, size_t h) {
          const auto& s = stats(in, h).staleness;
          return s ? MetricValue(int64_t(*s)) : MetricValue();
@@ -244,17 +250,6 @@ std::vector<MetricDecl> declared() {
   };
 }
 
-bool enabled(const MetricDecl& m, const MetricSwitches& on) {
-  switch (m.enabled_by) {
-    case EnabledBy::Always: return true;
-    case EnabledBy::SiteMetrics: return on.site_metrics;
-    case EnabledBy::Faults: return on.faults;
-    case EnabledBy::Patience: return on.patience;
-    case EnabledBy::Compression: return on.compression;
-  }
-  return false;
-}
-
 // An algorithm's own column: the text it noted for the round or the hospital, empty if none.
 MetricDecl algorithm_column(const std::string& name, Scope scope) {
   auto compute = [name, scope](In in, size_t h) -> MetricValue {
@@ -262,21 +257,10 @@ MetricDecl algorithm_column(const std::string& name, Scope scope) {
     auto it = notes.find(name);
     return it == notes.end() ? std::string() : it->second;
   };
-  return {name, scope, MetricKind::Text, 0, EnabledBy::Always, compute, {}, "the algorithm's own column (AlgorithmInfo)"};
+  return {name, scope, MetricKind::Text, 0, Gate{}, compute, {}, "the algorithm's own column (AlgorithmInfo)"};
 }
 
 }  // namespace
-
-const char* enabling_key(EnabledBy e) {
-  switch (e) {
-    case EnabledBy::Always: return "";
-    case EnabledBy::SiteMetrics: return "output.site_metrics";
-    case EnabledBy::Faults: return "faults.*";
-    case EnabledBy::Patience: return "stop.patience";
-    case EnabledBy::Compression: return "compression.*";
-  }
-  return "";
-}
 
 const char* output_file(Scope s) {
   switch (s) {
@@ -312,10 +296,11 @@ const std::vector<MetricDecl>& metric_table() {
   return table;
 }
 
-RunMetrics::RunMetrics(MetricSwitches on, const std::vector<std::string>& round_columns,
-                       const std::vector<std::string>& hospital_columns) {
+RunMetrics::RunMetrics(const Scenario& scenario, const std::vector<std::string>& round_columns,
+                       const std::vector<std::string>& hospital_columns)
+    : round_columns_(round_columns), hospital_columns_(hospital_columns) {
   for (const auto& m : metric_table())
-    if (enabled(m, on)) by_scope_[size_t(m.scope)].push_back(m);
+    if (m.gate.open(scenario)) by_scope_[size_t(m.scope)].push_back(m);
   for (const auto& c : round_columns) by_scope_[size_t(Scope::Round)].push_back(algorithm_column(c, Scope::Round));
   for (const auto& c : hospital_columns)
     by_scope_[size_t(Scope::Hospital)].push_back(algorithm_column(c, Scope::Hospital));

@@ -17,6 +17,7 @@
 
 namespace fedgrid {
 
+struct Scenario;
 struct Scores;
 struct RoundState;
 struct LedgerRow;
@@ -30,11 +31,15 @@ enum class Scope { Round, Hospital, Summary };
 // rounds (0 before any); Last: its value in the last reported round.
 enum class Reduce { Final, Best, Sum, Last };
 
-// What enables a declared metric: always, output.site_metrics, declared faults (faults.*), or
-// early stopping (stop.patience: the validation figures it watches).
-// compression.* (a codec on either direction: the encoded bytes and the ratio).
-enum class EnabledBy { Always, SiteMetrics, Faults, Patience, Compression };
-const char* enabling_key(EnabledBy e);  // "output.site_metrics", "faults.*", "stop.patience", "compression.*", "" for Always
+// What turns a declared metric on, declared with it: the key that does, as `fedgrid list
+// metrics` names it ("" for always), and the condition on the scenario (none: always). A new
+// gated metric is its declaration with a gate (metric_table.cpp's kSiteMetrics, kFaults, ...)
+// and its computation; nothing else in the engine changes.
+struct Gate {
+  std::string key;
+  std::function<bool(const Scenario&)> on;
+  bool open(const Scenario& s) const { return !on || on(s); }
+};
 
 // The words the table is listed in (`fedgrid list metrics`, docs/reference/metrics.md).
 const char* output_file(Scope s);       // rounds.csv, hospitals.csv, summary.json
@@ -64,7 +69,7 @@ struct MetricDecl {
   Scope scope = Scope::Round;
   MetricKind kind = MetricKind::Real;
   int digits = 6;  // reals: decimals in the CSV files
-  EnabledBy enabled_by = EnabledBy::Always;
+  Gate gate = {};
   // Its value in a round: of hospital `h` (Scope::Hospital), else of the round (h unused).
   std::function<MetricValue(const RoundInputs& in, size_t h)> compute;
   std::vector<SummaryEntry> summary;  // summary.json entries reduced from it (none: not in it)
@@ -75,19 +80,12 @@ struct MetricDecl {
 // summary-only entries).
 const std::vector<MetricDecl>& metric_table();
 
-// Which declared metrics a run enables, from its keys.
-struct MetricSwitches {
-  bool site_metrics = false;  // output.site_metrics
-  bool faults = false;        // any faults.* key (Scenario::Faults::any)
-  bool patience = false;      // stop.patience > 0
-  bool compression = false;   // compression.uplink or .downlink on
-};
-
-// The metrics one run records: the declared ones its keys enable, in declaration order, then
-// its algorithm's own columns (texts noted with Federation::note, empty where none was).
+// The metrics one run records: the declared ones whose gate the scenario opens, in declaration
+// order, then its algorithm's own columns (texts noted with Federation::note, empty where none
+// was). Built once per run (Federation) and handed to the ledger and the observers (RunInfo).
 class RunMetrics {
  public:
-  RunMetrics(MetricSwitches on, const std::vector<std::string>& round_columns = {},
+  RunMetrics(const Scenario& scenario, const std::vector<std::string>& round_columns = {},
              const std::vector<std::string>& hospital_columns = {});
   RunMetrics(const RunMetrics&) = delete;  // summarised() points into it
   RunMetrics& operator=(const RunMetrics&) = delete;
@@ -97,6 +95,10 @@ class RunMetrics {
   std::vector<std::string> columns(Scope scope, const std::vector<std::string>& tiers) const;
   // Position of metric `name` in of(scope), or -1.
   int index(Scope scope, std::string_view name) const;
+  // The algorithm's own columns of rounds.csv (Scope::Round) or hospitals.csv (Scope::Hospital).
+  const std::vector<std::string>& algorithm_columns(Scope scope) const {
+    return scope == Scope::Round ? round_columns_ : hospital_columns_;
+  }
 
   // Summary entries: each (metric, entry) in declaration order, with the zero it starts from.
   struct Summarised {
@@ -108,6 +110,7 @@ class RunMetrics {
 
  private:
   std::vector<MetricDecl> by_scope_[3];
+  std::vector<std::string> round_columns_, hospital_columns_;
   std::vector<Summarised> summarised_;
 };
 

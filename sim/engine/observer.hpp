@@ -48,12 +48,9 @@ struct RunInfo {
   uint64_t seed = 0;
   std::vector<std::string> tiers;  // tiers present among hospitals, catalog order
   std::vector<std::string> hosts;  // server first, then hospitals by id
-  bool site_metrics = false;       // output.site_metrics: rounds.csv carries the site_* columns
-  bool early_stopping = false;     // stop.patience: rounds.csv carries val_loss and val_accuracy
-  bool compression = false;        // compression.*: rounds.csv carries bytes_encoded and compression_ratio
-  // Columns an algorithm adds after the standard ones (AlgorithmInfo: UnifiedFL's clusters);
-  // none for most, whose files keep exactly the standard columns.
-  std::vector<std::string> round_columns, hospital_columns;
+  // The run's metric table (metric_table.hpp): the declared metrics its scenario's gates open,
+  // then the algorithm's own columns; the columns of rounds.csv and hospitals.csv.
+  std::shared_ptr<const RunMetrics> metrics;
 };
 
 // What fixes the arithmetic of the real training, beside the scenario's seed: summary.json

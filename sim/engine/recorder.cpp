@@ -121,9 +121,7 @@ void Recorder::on_start(const RunInfo& info) {
     first_trace_event_ = false;
     return;
   }
-  const RunMetrics metrics({.site_metrics = info.site_metrics, .patience = info.early_stopping, .compression = info.compression},
-                           info.round_columns,
-                           info.hospital_columns);
+  const RunMetrics& metrics = *info.metrics;
   write_header(rounds_, metrics.columns(Scope::Round, info.tiers));
   write_header(hospitals_, metrics.columns(Scope::Hospital, info.tiers));
   events_ << "start_s,end_s,host,kind,peer,bytes,flops,round\n" << std::flush;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/engine/crash_points.hpp"
 #include "sim/engine/state_file.hpp"
@@ -10,14 +13,14 @@
 
 namespace fedgrid {
 RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
-                         std::vector<Observer*> observers, std::function<void()> on_stop)
+                         std::vector<Observer*> observers, std::function<void()> on_stop,
+                         std::shared_ptr<const RunMetrics> metrics)
     : scenario_(scenario),
       hospitals_(std::move(hospitals)),
       tiers_(std::move(tiers)),
       observers_(std::move(observers)),
       on_stop_(std::move(on_stop)),
-      switches_{scenario.output.site_metrics, scenario.faults.any(), scenario.stop.patience > 0, scenario.compression.any()},
-      metrics_(std::make_shared<const RunMetrics>(switches_)) {
+      metrics_(std::move(metrics)) {
   summary_.figures = metrics_->initial_figures();
   summary_.scenario = scenario.name;
   summary_.algorithm = scenario.algorithm.name;
@@ -25,13 +28,8 @@ RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospit
   summary_.target_accuracy = scenario.stop.target_accuracy;
 }
 
-void RoundLedger::set_columns(std::vector<std::string> round_columns, std::vector<std::string> hospital_columns) {
-  round_columns_ = std::move(round_columns), hospital_columns_ = std::move(hospital_columns);
-  metrics_ = std::make_shared<const RunMetrics>(switches_, round_columns_, hospital_columns_);
-}
-
 void RoundLedger::note(int r, int hospital, const std::string& column, std::string value) {
-  const auto& declared = hospital < 0 ? round_columns_ : hospital_columns_;
+  const auto& declared = metrics_->algorithm_columns(hospital < 0 ? Scope::Round : Scope::Hospital);
   if (std::find(declared.begin(), declared.end(), column) == declared.end())
     throw std::logic_error("column '" + column + "' is not declared by the algorithm (AlgorithmInfo)");
   RoundState& state = round(r);
@@ -197,6 +195,53 @@ std::vector<std::string> lines(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// An open round's counters, each kept in checkpoints under its own name (not by position, so
+// that a counter added to RoundState or HospitalStats is one line here and moves no other).
+constexpr std::pair<const char*, int64_t RoundState::*> kRoundCounters[] = {
+    {"bytes_up", &RoundState::bytes_up},
+    {"bytes_down", &RoundState::bytes_down},
+    {"bytes_peer", &RoundState::bytes_peer},
+    {"messages", &RoundState::messages},
+    {"codec_raw_bytes", &RoundState::codec_raw_bytes},
+    {"codec_encoded_bytes", &RoundState::codec_encoded_bytes}};
+
+// One figure of every hospital's HospitalStats, kept as one list over hospitals (by id).
+template <class T>
+struct HospitalColumn {
+  const char* name;
+  std::function<T(const HospitalStats&)> get;
+  std::function<void(HospitalStats&, T)> set;
+  std::vector<T> save(const std::vector<HospitalStats>& stats) const {
+    std::vector<T> out;
+    for (const auto& st : stats) out.push_back(get(st));
+    return out;
+  }
+  void load(const std::vector<T>& values, std::vector<HospitalStats>& stats) const {
+    for (size_t h = 0; h < stats.size(); ++h) set(stats[h], values.at(h));
+  }
+};
+const HospitalColumn<int64_t> kHospitalCounters[] = {
+    {"samples", [](const HospitalStats& s) { return s.samples; }, [](HospitalStats& s, int64_t v) { s.samples = v; }},
+    {"epochs", [](const HospitalStats& s) { return int64_t(s.epochs); }, [](HospitalStats& s, int64_t v) { s.epochs = int(v); }},
+    {"bytes_up", [](const HospitalStats& s) { return s.bytes_up; }, [](HospitalStats& s, int64_t v) { s.bytes_up = v; }},
+    {"bytes_down", [](const HospitalStats& s) { return s.bytes_down; }, [](HospitalStats& s, int64_t v) { s.bytes_down = v; }},
+    {"took_part", [](const HospitalStats& s) { return int64_t(s.took_part); },
+     [](HospitalStats& s, int64_t v) { s.took_part = v != 0; }},
+    {"has_train_loss", [](const HospitalStats& s) { return int64_t(s.train_loss.has_value()); },
+     [](HospitalStats& s, int64_t v) { s.train_loss = v ? std::optional<double>(0.0) : std::nullopt; }}};
+// Loaded after has_train_loss, so that train_loss fills only the losses that were there.
+const HospitalColumn<double> kHospitalFigures[] = {
+    {"compute_s", [](const HospitalStats& s) { return s.compute_s; }, [](HospitalStats& s, double v) { s.compute_s = v; }},
+    {"comm_s", [](const HospitalStats& s) { return s.comm_s; }, [](HospitalStats& s, double v) { s.comm_s = v; }},
+    {"train_loss", [](const HospitalStats& s) { return s.train_loss.value_or(0); },
+     [](HospitalStats& s, double v) {
+       if (s.train_loss) s.train_loss = v;
+     }}};
+
+}  // namespace
+
 void RoundLedger::save(StateWriter& out) const {
   save_summary(out, "ledger.summary", summary_);
   std::vector<int64_t> open;
@@ -213,23 +258,20 @@ void RoundLedger::save(StateWriter& out) const {
     out.put(key + ".bytes", bytes), out.put(key + ".round", round);
     out.put(key + ".host", joined(as, &Activity::host)), out.put(key + ".kind", joined(as, &Activity::kind));
     out.put(key + ".peer", joined(as, &Activity::peer));
-    std::vector<int64_t> ints;
-    std::vector<double> reals;
     std::string losses;
     for (const auto& st : state.stats) losses += st.loss + "\n";
     out.put(key + ".stats.loss", losses);
-    out.put(key + ".faults", std::vector<int64_t>{state.faults.updates_lost, state.faults.bytes_wasted});
-    out.put(key + ".faults.time_lost_s", state.faults.sim_time_lost_s);
     if (!state.notes.empty()) throw std::logic_error("checkpoint with an algorithm's column noted in an open round");
     for (const auto& st : state.stats) {
       if (st.staleness) throw std::logic_error("checkpoint with an asynchronous update under way");
       if (!st.notes.empty()) throw std::logic_error("checkpoint with an algorithm's column noted in an open round");
-      ints.insert(ints.end(), {st.samples, st.epochs, st.bytes_up, st.bytes_down, st.took_part, st.train_loss.has_value()});
-      reals.insert(reals.end(), {st.compute_s, st.comm_s, st.train_loss.value_or(0)});
     }
-    out.put(key + ".stats.ints", ints), out.put(key + ".stats.reals", reals);
-    out.put(key + ".totals", std::vector<int64_t>{state.bytes_up, state.bytes_down, state.bytes_peer, state.messages,
-                                                  state.codec_raw_bytes, state.codec_encoded_bytes});
+    for (const auto& c : kHospitalCounters) out.put(key + ".stats." + c.name, c.save(state.stats));
+    for (const auto& c : kHospitalFigures) out.put(key + ".stats." + c.name, c.save(state.stats));
+    for (const auto& [name, member] : kRoundCounters) out.put(key + "." + name, state.*member);
+    out.put(key + ".faults.updates_lost", state.faults.updates_lost);
+    out.put(key + ".faults.bytes_wasted", state.faults.bytes_wasted);
+    out.put(key + ".faults.time_lost_s", state.faults.sim_time_lost_s);
   }
   out.put("ledger.open_rounds", open);
   out.put("ledger.crashed", crashed_);
@@ -252,24 +294,14 @@ void RoundLedger::restore(const StateReader& in) {
     for (size_t i = 0; i < start.size(); ++i)
       state.activities.push_back({start[i], end[i], host.at(i), kind.at(i), peer.at(i), bytes.at(i), flops.at(i),
                                   int(round_of.at(i))});
-    const auto ints = in.integers(key + ".stats.ints");
-    const auto reals = in.reals(key + ".stats.reals");
-    for (size_t h = 0; h < state.stats.size(); ++h) {
-      auto& st = state.stats[h];
-      st.samples = ints.at(6 * h), st.epochs = int(ints.at(6 * h + 1)), st.bytes_up = ints.at(6 * h + 2);
-      st.bytes_down = ints.at(6 * h + 3), st.took_part = ints.at(6 * h + 4) != 0;
-      st.compute_s = reals.at(3 * h), st.comm_s = reals.at(3 * h + 1);
-      if (ints.at(6 * h + 5)) st.train_loss = reals.at(3 * h + 2);
-    }
+    for (const auto& c : kHospitalCounters) c.load(in.integers(key + ".stats." + c.name), state.stats);
+    for (const auto& c : kHospitalFigures) c.load(in.reals(key + ".stats." + c.name), state.stats);
     const auto losses = lines(in.text(key + ".stats.loss"));
     for (size_t h = 0; h < state.stats.size(); ++h) state.stats[h].loss = losses.at(h);
-    const auto faults = in.integers(key + ".faults");
-    state.faults.updates_lost = faults.at(0), state.faults.bytes_wasted = faults.at(1);
+    for (const auto& [name, member] : kRoundCounters) state.*member = in.integer(key + "." + name);
+    state.faults.updates_lost = in.integer(key + ".faults.updates_lost");
+    state.faults.bytes_wasted = in.integer(key + ".faults.bytes_wasted");
     state.faults.sim_time_lost_s = in.real(key + ".faults.time_lost_s");
-    const auto totals = in.integers(key + ".totals");
-    state.bytes_up = totals.at(0), state.bytes_down = totals.at(1), state.bytes_peer = totals.at(2);
-    state.messages = totals.at(3);
-    if (totals.size() > 5) state.codec_raw_bytes = totals[4], state.codec_encoded_bytes = totals[5];
   }
 }
 

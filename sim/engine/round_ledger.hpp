@@ -30,13 +30,13 @@ class RoundLedger {
  public:
   // `on_stop` runs once a stop condition is met while rounds are under way (pipelined
   // hospitals end, waits for peer models return empty).
+  // `metrics`: the run's table (built once, handed to the observers too).
   RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
-              std::vector<Observer*> observers, std::function<void()> on_stop);
-  // The algorithm's own columns (RunInfo): a round's and a hospital's values are noted by name
-  // (note()) and written in this order, empty where none was noted.
-  void set_columns(std::vector<std::string> round_columns, std::vector<std::string> hospital_columns);
-  // Notes `value` in `column` of round r's row (hospital < 0) or of hospital's row in round r.
-  // Throws std::logic_error for a column not declared.
+              std::vector<Observer*> observers, std::function<void()> on_stop,
+              std::shared_ptr<const RunMetrics> metrics);
+  // Notes `value` in `column`, one of the algorithm's own columns (RunMetrics::algorithm_columns),
+  // of round r's row (hospital < 0) or of hospital's row in round r; written in the columns'
+  // order, empty where none was noted. Throws std::logic_error for a column not declared.
   void note(int r, int hospital, const std::string& column, std::string value);
 
   // Round r's state, opened on first use (several are open while a pipelined schedule runs).
@@ -90,8 +90,6 @@ class RoundLedger {
   std::vector<Observer*> observers_;
   std::function<void()> on_stop_;
   std::map<int, RoundState> rounds_;
-  std::vector<std::string> round_columns_, hospital_columns_;
-  MetricSwitches switches_;
   std::shared_ptr<const RunMetrics> metrics_;  // the declared metrics enabled, then the algorithm's columns
   RunSummary summary_;
   std::vector<int64_t> crashed_;  // hospitals that lost a job to a crash, sorted (hospitals_lost)
