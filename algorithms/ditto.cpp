@@ -14,7 +14,7 @@
 #include "algorithms/proximal.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/scenario/key_set.hpp"
 
 namespace fedgrid::algorithms {

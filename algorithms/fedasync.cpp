@@ -42,7 +42,7 @@
 #include "algorithms/registry.hpp"
 #include "sim/core/input_error.hpp"
 #include "algorithms/proximal.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 

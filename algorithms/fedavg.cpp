@@ -9,7 +9,7 @@
 #include "algorithms/fedavg.hpp"
 
 #include "algorithms/aggregation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 

@@ -12,7 +12,7 @@
 #include "algorithms/fedavg.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {

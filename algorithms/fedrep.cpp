@@ -13,7 +13,7 @@
 #include "algorithms/aggregation.hpp"
 #include "algorithms/registry.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 #include "sim/scenario/key_set.hpp"
 
 namespace fedgrid::algorithms {

@@ -17,7 +17,7 @@
 #include "algorithms/registry.hpp"
 #include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid {
 

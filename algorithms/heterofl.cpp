@@ -26,7 +26,7 @@
 #include "algorithms/registry.hpp"
 #include "algorithms/submodel.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/core/input_error.hpp"
 
 namespace fedgrid::algorithms {

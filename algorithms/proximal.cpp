@@ -4,7 +4,7 @@
 #include <typeinfo>
 
 #include "models/nets.hpp"
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid::algorithms {
 

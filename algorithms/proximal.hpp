@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 

@@ -57,7 +57,7 @@ for n in (2, 3):
           f"{int(p['training_jobs_on_other_ranks'])} of {9 * rounds} jobs and "
           f"{int(p['evaluation_parts_on_other_ranks'])} evaluation batches from other ranks); same bytes as local")
 
-# A job's message (sim/jobs/job_exchange.cpp): a 45-byte header, the weights at 4 bytes a value,
+# A job's message (sim/jobs/mpi/job_exchange.cpp): a 45-byte header, the weights at 4 bytes a value,
 # the mini-batch losses at 8; its rank sends it to each of the N - 1 others.
 cnn_values = 582026                    # fedgrid list models: cnn, 1x28x28, 10 classes
 batches = -(-int(60000 * 0.7 / 9) // 32)  # a quickstart hospital's mini-batches, on average

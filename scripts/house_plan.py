@@ -10,7 +10,8 @@ two rooms that each need the other).
 """
 import os, re, sys, collections
 folder = sys.argv[1]
-rooms = sorted({os.path.splitext(f)[0] for f in os.listdir(folder) if f.endswith(('.cpp', '.hpp'))})
+rooms = sorted({os.path.relpath(os.path.join(d, os.path.splitext(f)[0]), folder)
+                for d, _, fs in os.walk(folder) for f in fs if f.endswith(('.cpp', '.hpp'))})
 text = {r: '' for r in rooms}
 for r in rooms:
     for ext in ('.hpp', '.cpp'):

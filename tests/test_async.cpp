@@ -16,7 +16,7 @@
 #include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/engine/run.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "data/rng.hpp"
 #include "sim/core/seed_streams.hpp"
-#include "sim/jobs/augmentation.hpp"
+#include "sim/jobs/training/augmentation.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

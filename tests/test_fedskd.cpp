@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 #include "sim/jobs/compute.hpp"
 #include "tests/fedskd_scenario.hpp"
 #include "tests/helpers.hpp"

@@ -1,4 +1,4 @@
-// training.fuse's batched training (sim/jobs/fused_training.hpp): every member of a fused job
+// training.fuse's batched training (sim/jobs/fused/fused_training.hpp): every member of a fused job
 // ends where its own job ends (the same steps and epochs; weights within 1e-5 relative and the
 // same losses under SGD, within a looser bound under Adam and AdamW, where a rounding difference
 // can throw a unit off course: see trimmed_relative_gap), for each fused arch, the three
@@ -13,9 +13,9 @@
 
 #include "algorithms/proximal.hpp"
 #include "data/rng.hpp"
-#include "sim/jobs/fused_net.hpp"
-#include "sim/jobs/fused_training.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/fused/fused_net.hpp"
+#include "sim/jobs/fused/fused_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/jobs/training_queue.hpp"
 
 namespace fedgrid {

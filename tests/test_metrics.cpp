@@ -1,7 +1,7 @@
 // Macro metrics against a confusion matrix worked by hand.
 #include <gtest/gtest.h>
 
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 
 namespace fedgrid {
 namespace {

@@ -11,7 +11,7 @@
 #include "data/partition.hpp"
 #include "models/model_spec.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/lr_schedule.hpp"
+#include "sim/jobs/training/lr_schedule.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

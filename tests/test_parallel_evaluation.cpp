@@ -1,5 +1,5 @@
 // Evaluation split into batches on several workers gives exactly the figures of one thread
-// scoring in one pass (sim/jobs/parallel_evaluation.hpp), with the large-block cache on.
+// scoring in one pass (sim/jobs/evaluation/parallel_evaluation.hpp), with the large-block cache on.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -7,7 +7,7 @@
 #include "data/sources.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/executor.hpp"
-#include "sim/jobs/parallel_evaluation.hpp"
+#include "sim/jobs/evaluation/parallel_evaluation.hpp"
 
 namespace fedgrid {
 namespace {

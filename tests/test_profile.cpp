@@ -10,7 +10,7 @@
 
 #include "sim/core/input_error.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/compute_profile.hpp"
+#include "sim/jobs/calibration/compute_profile.hpp"
 #include "sim/jobs/local_work.hpp"
 #include "tests/helpers.hpp"
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/submodel.hpp"
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 #include "tests/helpers.hpp"
 
 namespace fedgrid {

@@ -9,7 +9,7 @@
 #include "algorithms/registry.hpp"
 #include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/engine/run.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/helpers.hpp"

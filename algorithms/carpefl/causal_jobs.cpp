@@ -7,8 +7,8 @@
 #include "algorithms/carpefl/causal_jobs.hpp"
 
 #include "models/causal_net.hpp"
-#include "sim/jobs/epoch_loop.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::carpefl {
 namespace {

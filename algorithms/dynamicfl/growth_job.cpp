@@ -6,7 +6,7 @@
 #include "data/rng.hpp"
 #include "models/dbb.hpp"
 #include "models/growth.hpp"
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid::algorithms {
 using namespace jobs;

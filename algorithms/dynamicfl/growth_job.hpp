@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 

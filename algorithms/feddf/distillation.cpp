@@ -1,7 +1,7 @@
 #include "algorithms/feddf/distillation.hpp"
 
 #include "data/rng.hpp"
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid::algorithms {
 

@@ -49,7 +49,7 @@
 #include "sim/scenario/key_set.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/core/input_error.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {

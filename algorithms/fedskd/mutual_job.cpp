@@ -14,8 +14,8 @@
 
 #include "algorithms/fedskd/skd_loss.hpp"
 #include "models/nets.hpp"
-#include "sim/jobs/epoch_loop.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid::algorithms {

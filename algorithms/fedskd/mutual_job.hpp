@@ -11,7 +11,7 @@
 #include "models/model_spec.hpp"
 #include "sim/core/model.hpp"
 #include "sim/jobs/local_work.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 

@@ -49,7 +49,7 @@
 #include "algorithms/registry.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 #include "sim/scenario/key_set.hpp"
 
 namespace fedgrid::algorithms {

@@ -77,7 +77,7 @@
 #include "algorithms/unifed/validated_visit.hpp"
 #include "sim/core/input_error.hpp"
 #include "sim/engine/federation.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::algorithms {
 namespace {

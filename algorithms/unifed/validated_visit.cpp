@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 #include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid::algorithms {

@@ -7,7 +7,7 @@
 
 #include "algorithms/unifiedfl/modulation.hpp"
 #include "models/model_spec.hpp"
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid::unifiedfl {
 

@@ -6,7 +6,7 @@
 #include "data/rng.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 namespace fedgrid::emulator {
 namespace {

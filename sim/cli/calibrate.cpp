@@ -10,8 +10,8 @@
 #include "sim/cli/calibrate_under_load.hpp"
 #include "sim/cli/cpu_groups.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/compute_profile.hpp"
-#include "sim/jobs/step_timer.hpp"
+#include "sim/jobs/calibration/compute_profile.hpp"
+#include "sim/jobs/calibration/step_timer.hpp"
 
 namespace fedgrid {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // `fedgrid calibrate`: measures this machine's seconds per training step and per evaluation
 // sample for each model and batch size, and writes them as a compute profile
-// (sim/jobs/compute_profile.hpp) for timing.compute: profile.
+// (sim/jobs/calibration/compute_profile.hpp) for timing.compute: profile.
 #include <string>
 #include <vector>
 

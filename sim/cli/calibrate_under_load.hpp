@@ -3,7 +3,7 @@
 // its own cgroup limited to a share of one CPU, so that a profile can predict a machine as it
 // will run (a hospital's usual load, a VM's CPU quota, hosts sharing a machine) rather than
 // idle. The processes are forked before any torch call and measure in common windows of the
-// monotonic clock (sim/jobs/step_timer.hpp's StepWindow), so each meets the others' load
+// monotonic clock (sim/jobs/calibration/step_timer.hpp's StepWindow), so each meets the others' load
 // throughout.
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 
 #include "models/model_spec.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/step_timer.hpp"
+#include "sim/jobs/calibration/step_timer.hpp"
 
 namespace fedgrid {
 

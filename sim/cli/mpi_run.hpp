@@ -1,6 +1,6 @@
 #pragma once
 // `mpirun -np N fedgrid run SCENARIO` with training.executor: mpi: this process as one rank of
-// the launch (sim/jobs/job_exchange.hpp). Every rank runs the same simulation; rank 0 alone
+// the launch (sim/jobs/mpi/job_exchange.hpp). Every rank runs the same simulation; rank 0 alone
 // writes the outputs, checkpoints and progress, the others write into a scratch folder they
 // remove at the end and log warnings only. Refused (exit 2, naming the key) without an MPI
 // launcher, in a build without MPI, and for timing-only runs, which train nothing to spread.
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "sim/engine/run.hpp"
-#include "sim/jobs/job_exchange.hpp"
+#include "sim/jobs/mpi/job_exchange.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fedgrid {

@@ -1,5 +1,5 @@
 #pragma once
-// data.augment: the random image augmentation of training batches (sim/jobs/augmentation.hpp
+// data.augment: the random image augmentation of training batches (sim/jobs/training/augmentation.hpp
 // applies it). Torch-free, so that the scenario and a job's inputs can carry it.
 namespace fedgrid {
 

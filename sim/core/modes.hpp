@@ -32,14 +32,14 @@ inline constexpr ModeName<NetworkModel> kNetworkModels[] = {{NetworkModel::Lv08,
 constexpr std::span<const ModeName<NetworkModel>> modes_of(NetworkModel) { return kNetworkModels; }
 
 // timing.compute: a job costs its analytic FLOPs / the host's speed, or the seconds per step a
-// profile measured (sim/jobs/compute_profile.hpp).
+// profile measured (sim/jobs/calibration/compute_profile.hpp).
 enum class ComputeModel { Flops, Profile };
 inline constexpr ModeName<ComputeModel> kComputeModels[] = {{ComputeModel::Flops, "flops"},
                                                             {ComputeModel::Profile, "profile"}};
 constexpr std::span<const ModeName<ComputeModel>> modes_of(ComputeModel) { return kComputeModels; }
 
 // training.lr_schedule: the same rate every round, or the per-round cosine decay
-// (sim/jobs/lr_schedule.hpp).
+// (sim/jobs/training/lr_schedule.hpp).
 enum class LrSchedule { Constant, Cosine };
 inline constexpr ModeName<LrSchedule> kLrSchedules[] = {{LrSchedule::Constant, "constant"},
                                                         {LrSchedule::Cosine, "cosine"}};
@@ -47,7 +47,7 @@ constexpr std::span<const ModeName<LrSchedule>> modes_of(LrSchedule) { return kL
 
 // training.optimizer: SGD with momentum, Adam (weight decay as an L2 term in the gradient), or
 // AdamW (weight decay decoupled from the gradient, Loshchilov and Hutter, ICLR 2019)
-// (sim/jobs/epoch_loop.hpp's make_optimizer).
+// (sim/jobs/training/epoch_loop.hpp's make_optimizer).
 enum class Optimizer { Sgd, Adam, AdamW };
 inline constexpr ModeName<Optimizer> kOptimizers[] = {
     {Optimizer::Sgd, "sgd"}, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"}};
@@ -68,7 +68,7 @@ constexpr std::span<const ModeName<DeviceChoice>> modes_of(DeviceChoice) { retur
 
 // training.executor: where a run's training jobs compute: this process's executor threads, or
 // spread over the ranks of an MPI launch, every rank simulating the same run
-// (sim/jobs/job_exchange.hpp; docs/guide/mpi-executor.md).
+// (sim/jobs/mpi/job_exchange.hpp; docs/guide/mpi-executor.md).
 enum class ExecutorMode { Local, Mpi };
 inline constexpr ModeName<ExecutorMode> kExecutorModes[] = {{ExecutorMode::Local, "local"}, {ExecutorMode::Mpi, "mpi"}};
 constexpr std::span<const ModeName<ExecutorMode>> modes_of(ExecutorMode) { return kExecutorModes; }

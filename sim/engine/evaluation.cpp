@@ -6,8 +6,8 @@
 #include "sim/core/input_error.hpp"
 #include "sim/engine/world.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/metrics.hpp"
-#include "sim/jobs/parallel_evaluation.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
+#include "sim/jobs/evaluation/parallel_evaluation.hpp"
 
 namespace fedgrid {
 namespace {

@@ -6,14 +6,14 @@
 #include "sim/engine/scores.hpp"
 #include "sim/engine/round_state.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 
 namespace fedgrid {
 namespace {
 
 using In = const RoundInputs&;
 
-// Each hospital's model on its own test split ("site"), macro figures (sim/jobs/metrics.hpp),
+// Each hospital's model on its own test split ("site"), macro figures (sim/jobs/evaluation/metrics.hpp),
 // as CarPe-FL (Shin et al. 2026) and UnifiedFL (Pala & Rekik 2025) report them. An unscored
 // hospital (no test samples: empty matrix) has none.
 std::optional<MacroMetrics> site_macro(In in, size_t h) {

@@ -29,7 +29,7 @@
 #include "sim/engine/state_file.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/job_exchange.hpp"
+#include "sim/jobs/mpi/job_exchange.hpp"
 #include "sim/engine/world.hpp"
 
 namespace fedgrid {

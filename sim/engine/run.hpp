@@ -13,7 +13,7 @@
 namespace fedgrid {
 
 class Federation;
-class JobExchange;  // sim/jobs/job_exchange.hpp
+class JobExchange;  // sim/jobs/mpi/job_exchange.hpp
 
 // Checks what needs more than the key table: tiers exist, the model fits the data, the data
 // files are there. Throws InputError. Does not load data or start a simulation. (What the

@@ -15,7 +15,7 @@
 #include "sim/engine/world.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/deferred_training.hpp"
-#include "sim/jobs/lr_schedule.hpp"
+#include "sim/jobs/training/lr_schedule.hpp"
 
 namespace fedgrid {
 namespace sg4 = simgrid::s4u;

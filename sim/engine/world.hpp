@@ -17,7 +17,7 @@
 #include "sim/scenario/scenario.hpp"
 #include "sim/engine/surrogate.hpp"
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/compute_profile.hpp"
+#include "sim/jobs/calibration/compute_profile.hpp"
 
 namespace fedgrid {
 

@@ -42,7 +42,7 @@ struct EvalOutcome {
   double accuracy = 0, loss = 0;
   int64_t samples = 0;
   std::vector<int64_t> confusion;  // classes x classes: [true * classes + predicted]
-  std::optional<double> auc;       // macro one-vs-rest on the softmax scores (sim/jobs/metrics.hpp)
+  std::optional<double> auc;       // macro one-vs-rest on the softmax scores (sim/jobs/evaluation/metrics.hpp)
 };
 
 // The mini-batch sizes a job over `n` samples trains, in order: `epochs` passes, or with

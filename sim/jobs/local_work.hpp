@@ -3,7 +3,7 @@
 // (real LibTorch work, run() on a worker thread) and what it costs in simulated time (cost()),
 // written side by side. The engine hands every job the same inputs (the node's samples, the
 // scenario's batch size and optimiser, a seed of its own), charges cost() on the node's host
-// and waits for run(). Plain training (sim/jobs/plain_training.hpp) is the shared one; an
+// and waits for run(). Plain training (sim/jobs/training/plain_training.hpp) is the shared one; an
 // algorithm with its own local step or loss brings its own next to it (algorithms/<name>/).
 // Torch-free: implementations include torch in their own .cpp only.
 #include <cstdint>
@@ -45,7 +45,7 @@ struct JobShape {
 };
 
 // A job's work on one model, as steps: what timing.compute: profile charges from seconds
-// measured per step (sim/jobs/compute_profile.hpp).
+// measured per step (sim/jobs/calibration/compute_profile.hpp).
 struct ModelSteps {
   models::ModelSpec spec;
   std::map<int64_t, int64_t> train_batches;  // batch size -> training steps of that size
@@ -68,7 +68,7 @@ struct Charge {
 ModelSteps training_steps(const models::ModelSpec& spec, int64_t samples, int64_t batch_size, int epochs,
                           int64_t local_steps, bool drop_single);
 
-// What a job must say for a fused job (sim/jobs/fused_training.hpp) to run it in its place:
+// What a job must say for a fused job (sim/jobs/fused/fused_training.hpp) to run it in its place:
 // plain training for `epochs` (or training.local_steps batches), plus FedProx's proximal term
 // (mu/2)||w - anchor||^2 over the parameters when proximal_mu > 0.
 struct FusibleTerms {

@@ -5,8 +5,8 @@
 
 #include <stdexcept>
 
-#include "sim/jobs/fused_training.hpp"
-#include "sim/jobs/job_exchange.hpp"
+#include "sim/jobs/fused/fused_training.hpp"
+#include "sim/jobs/mpi/job_exchange.hpp"
 
 namespace fedgrid {
 

@@ -2,7 +2,7 @@
 // Where a training job computes (DESIGN: "where and how a job computes is the executor's
 // business"): alone on an executor worker, or, under training.fuse, held until the simulation
 // first needs one of them and then trained with the other held jobs of its fuse key as one
-// batched model (sim/jobs/fused_training.hpp), at most `fuse_limit` to a fused job. Which jobs
+// batched model (sim/jobs/fused/fused_training.hpp), at most `fuse_limit` to a fused job. Which jobs
 // fuse follows from the order the simulation submits and waits, never from the workers or the
 // wall clock, so a fused run repeats byte for byte. Algorithms see none of it: they hand over
 // the same LocalWork, and its simulated cost is charged the same either way. Torch-free; used
@@ -27,7 +27,7 @@
 
 namespace fedgrid {
 
-class JobExchange;  // sim/jobs/job_exchange.hpp
+class JobExchange;  // sim/jobs/mpi/job_exchange.hpp
 
 // training.fuse -> the most jobs one fused job trains (0: none fuse): off 0, auto the device's
 // choice (fuse_auto_limit), a count that many.

@@ -122,7 +122,7 @@ std::vector<CrossKeyRule> platform_rules() {
          return "must not exceed data.augment.scale_max (" + std::to_string(s.data.augment.scale_max) +
                 "): the zoom is drawn from [scale_min, scale_max]";
        }},
-      // A fused job trains many hospitals' batches as one batched model (sim/jobs/fused_training.hpp),
+      // A fused job trains many hospitals' batches as one batched model (sim/jobs/fused/fused_training.hpp),
       // which draws no augmentation: refused rather than silently unaugmented.
       {{"training.fuse", "data.augment"},
        [](S s) { return s.data.augment.on() && s.training.fuse.mode != FuseMode::Off; },

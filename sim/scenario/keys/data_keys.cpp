@@ -111,7 +111,7 @@ void site_shift_keys(Keys& k) {
                  "true", e.description);
 }
 
-// data.augment.*: random augmentation of training batches (sim/jobs/augmentation.hpp). A map
+// data.augment.*: random augmentation of training batches (sim/jobs/training/augmentation.hpp). A map
 // of one key per augmentation rather than a list of names: each strength is a number of its own
 // with its own range, default and line in error messages, and writing a strength turns it on.
 void augment_keys(Keys& k) {

@@ -1,6 +1,6 @@
 #pragma once
 // Plain local training: E epochs (or training.local_steps mini-batches) of cross-entropy with
-// the scenario's optimiser, through the one shared epoch loop (sim/jobs/epoch_loop.hpp). The
+// the scenario's optimiser, through the one shared epoch loop (sim/jobs/training/epoch_loop.hpp). The
 // local work most algorithms use as it is; a variant that changes one thing (FedProx's
 // proximal term, DynamicFL's salience probe) subclasses it and overrides one hook, as
 // pfl-research's FedProx plugs its proximal step into a shared multi-epoch loop.
@@ -12,7 +12,7 @@ class Optimizer;
 
 namespace fedgrid {
 
-struct BatchStep;  // sim/jobs/epoch_loop.hpp: the net, the batch's loss and objective (torch)
+struct BatchStep;  // sim/jobs/training/epoch_loop.hpp: the net, the batch's loss and objective (torch)
 namespace models {
 class Net;
 }

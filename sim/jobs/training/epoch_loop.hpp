@@ -48,7 +48,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
 // the job's seed for epoch first_epoch + pass (a job that continues another's epochs continues
 // its shuffles), in mini-batches of job.batch_size; at most `steps` batches in all when
 // steps > 0; a trailing batch of one left out when `drop_single` (batch_plan's rule); each
-// batch's images augmented when job.augment is on (sim/jobs/augmentation.hpp, per sample and epoch).
+// batch's images augmented when job.augment is on (sim/jobs/training/augmentation.hpp, per sample and epoch).
 // `step(x, y, last_pass)` trains on one batch and returns its loss; `after_pass(pass)` runs
 // after each pass and returns true to stop early. Fills batch_losses, mean_loss (weighted by
 // batch size), steps and epochs (passes run) of the outcome; the weights are the caller's.

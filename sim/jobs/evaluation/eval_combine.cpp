@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 
 namespace fedgrid {
 

@@ -1,14 +1,14 @@
 // The fused epoch loop (see fused_training.hpp): run_epochs (epoch_loop.cpp) for M jobs at once.
-#include "sim/jobs/fused_training.hpp"
+#include "sim/jobs/fused/fused_training.hpp"
 
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
 
 #include "data/rng.hpp"
-#include "sim/jobs/epoch_loop.hpp"
-#include "sim/jobs/fused_net.hpp"
-#include "sim/jobs/fused_optimizer.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
+#include "sim/jobs/fused/fused_net.hpp"
+#include "sim/jobs/fused/fused_optimizer.hpp"
 
 namespace fedgrid {
 namespace {

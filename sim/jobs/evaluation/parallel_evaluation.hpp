@@ -13,7 +13,7 @@
 
 namespace fedgrid {
 
-class JobExchange;  // sim/jobs/job_exchange.hpp
+class JobExchange;  // sim/jobs/mpi/job_exchange.hpp
 
 class ParallelEvaluation {
  public:

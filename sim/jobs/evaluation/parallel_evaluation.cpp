@@ -1,8 +1,8 @@
-#include "sim/jobs/parallel_evaluation.hpp"
+#include "sim/jobs/evaluation/parallel_evaluation.hpp"
 
 #include <algorithm>
 
-#include "sim/jobs/job_exchange.hpp"
+#include "sim/jobs/mpi/job_exchange.hpp"
 
 namespace fedgrid {
 

@@ -3,7 +3,7 @@
 // machines by `fedgrid calibrate` (sim/cli/calibrate.cpp), one row per (device, model, batch
 // size). `timing.compute: profile` charges every job from it instead of from FLOPs: a hospital
 // names the device it runs on and a speed factor (seconds = profiled seconds / factor).
-// Torch-free; the measuring side is sim/jobs/step_timer.hpp.
+// Torch-free; the measuring side is sim/jobs/calibration/step_timer.hpp.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -1,4 +1,4 @@
-#include "sim/jobs/step_timer.hpp"
+#include "sim/jobs/calibration/step_timer.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/jobs/augmentation.hpp"
+#include "sim/jobs/training/augmentation.hpp"
 
 #include <cmath>
 

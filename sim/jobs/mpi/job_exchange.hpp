@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/mpi_transport.hpp"
+#include "sim/jobs/mpi/mpi_transport.hpp"
 
 namespace fedgrid {
 
@@ -55,7 +55,7 @@ class JobExchange {
   // Every rank set up and the run is under way (a failure now cannot be agreed on: abort()).
   bool running() const { return thread_.joinable(); }
 
-  // Evaluation parts (sim/jobs/parallel_evaluation.hpp) are spread the same way, numbered
+  // Evaluation parts (sim/jobs/evaluation/parallel_evaluation.hpp) are spread the same way, numbered
   // apart from training jobs (from the simulation's thread, in the order it asks for them).
   uint64_t next_evaluation_part() { return next_part_++; }
   void publish_part(uint64_t part, const EvalPart& scored);

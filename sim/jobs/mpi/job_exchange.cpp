@@ -1,5 +1,5 @@
 // The MPI executor's messages and its communication thread (see job_exchange.hpp).
-#include "sim/jobs/job_exchange.hpp"
+#include "sim/jobs/mpi/job_exchange.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>

@@ -1,9 +1,9 @@
-#include "sim/jobs/plain_training.hpp"
+#include "sim/jobs/training/plain_training.hpp"
 
 #include <map>
 #include <typeinfo>
 
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid {
 

@@ -1,11 +1,11 @@
-#include "sim/jobs/epoch_loop.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
 
 #include <map>
 #include <mutex>
 
 #include "data/rng.hpp"
-#include "sim/jobs/augmentation.hpp"
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/training/augmentation.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 
 namespace fedgrid::jobs {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <list>
 
-#include "sim/jobs/mpi_transport.hpp"
+#include "sim/jobs/mpi/mpi_transport.hpp"
 
 namespace fedgrid {
 namespace {

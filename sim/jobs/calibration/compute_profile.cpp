@@ -1,4 +1,4 @@
-#include "sim/jobs/compute_profile.hpp"
+#include "sim/jobs/calibration/compute_profile.hpp"
 
 #include <libfccp/csv.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The few MPI calls the MPI executor makes (sim/jobs/job_exchange.hpp), behind an interface
+// The few MPI calls the MPI executor makes (sim/jobs/mpi/job_exchange.hpp), behind an interface
 // without mpi.h. libsimgrid, which fedgrid links, exports its own MPI_* (SMPI), so OpenMPI's
 // calls live in a module of their own, libfedgrid_mpi_transport.so (mpi_transport_openmpi.cpp),
 // loaded with dlopen(RTLD_DEEPBIND) so that its MPI_* resolve to OpenMPI and fedgrid's to

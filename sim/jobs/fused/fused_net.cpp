@@ -3,14 +3,14 @@
 // M groups is M convolutions and a per-channel batch norm is a per-member one; from the first
 // linear layer on it is [M, N, features], so a batched matrix product is M linear layers. The
 // flatten between them keeps each member's (C, H, W) order, the order Net::forward flattens.
-#include "sim/jobs/fused_net.hpp"
+#include "sim/jobs/fused/fused_net.hpp"
 
 #include <stdexcept>
 
 #include "models/nets.hpp"
 #include "models/vgg_layout.hpp"
-#include "sim/jobs/epoch_loop.hpp"
-#include "sim/jobs/fused_training.hpp"
+#include "sim/jobs/training/epoch_loop.hpp"
+#include "sim/jobs/fused/fused_training.hpp"
 
 namespace fedgrid::jobs {
 namespace {

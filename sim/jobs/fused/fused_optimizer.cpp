@@ -1,5 +1,5 @@
 // Masked optimiser steps over stacked parameters (see fused_optimizer.hpp).
-#include "sim/jobs/fused_optimizer.hpp"
+#include "sim/jobs/fused/fused_optimizer.hpp"
 
 #include <algorithm>
 #include <cmath>

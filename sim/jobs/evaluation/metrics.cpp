@@ -1,4 +1,4 @@
-#include "sim/jobs/metrics.hpp"
+#include "sim/jobs/evaluation/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
