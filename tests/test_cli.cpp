@@ -120,6 +120,16 @@ TEST(Cli, CommandHelpListsItsOptions) {
   EXPECT_EQ(version.output.rfind("fedgrid ", 0), 0u) << version.output;
 }
 
+// Every usage text fits a 100-column terminal: the overall one and each command's.
+TEST(Cli, EveryHelpFitsOneHundredColumns) {
+  for (const std::string command :
+       {"", "run ", "validate ", "platform ", "resume ", "list ", "compare ", "sweep ", "calibrate "}) {
+    const auto r = run_fedgrid(command + "--help");
+    EXPECT_EQ(r.exit_code, 0) << command << r.output;
+    for (const auto& line : test::lines(r.output)) EXPECT_LE(line.size(), 100u) << command << "--help: " << line;
+  }
+}
+
 TEST(Cli, BadOptionsAreNamed) {
   expect_usage_error("run --frobnicate", "unknown option '--frobnicate' for 'run'");
   expect_usage_error("sweep s.yaml --jobs x", "invalid value 'x' for option '--jobs'");

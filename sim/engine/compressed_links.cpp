@@ -7,6 +7,7 @@
 #include "data/rng.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/node.hpp"
+#include "sim/scenario/scenario.hpp"
 #include "sim/engine/state_file.hpp"
 
 namespace fedgrid {

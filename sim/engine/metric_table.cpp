@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/engine/observer.hpp"
 #include "sim/engine/scores.hpp"
 #include "sim/engine/round_state.hpp"
 #include "sim/scenario/scenario.hpp"

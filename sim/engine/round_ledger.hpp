@@ -20,12 +20,6 @@ namespace fedgrid {
 class StateWriter;
 class StateReader;
 
-// A hospital as the ledger names it in hospitals.csv.
-struct LedgerRow {
-  int id = 0;
-  std::string name, tier;
-};
-
 class RoundLedger {
  public:
   // `on_stop` runs once a stop condition is met while rounds are under way (pipelined

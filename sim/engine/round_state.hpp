@@ -46,4 +46,10 @@ struct RoundState {
   std::map<std::string, std::string> notes;  // the algorithm's own columns (Federation::note)
 };
 
+// A hospital as the ledger names it in hospitals.csv.
+struct LedgerRow {
+  int id = 0;
+  std::string name, tier;
+};
+
 }  // namespace fedgrid

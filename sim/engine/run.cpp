@@ -26,6 +26,7 @@
 #include "sim/core/input_error.hpp"
 #include "sim/engine/progress.hpp"
 #include "sim/engine/recorder.hpp"
+#include "sim/engine/run_setup.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
@@ -38,163 +39,13 @@ namespace sg4 = simgrid::s4u;
 namespace {
 
 using namespace seed_streams;
-
-models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shape, int classes) {
-  return {s.model.arch, shape.channels, shape.height, shape.width, classes, s.model.width_multiplier};
-}
-
-// model.<tier>: the tier's own model on the same data.
-models::ModelSpec tier_spec_for(const ModelChoice& m, const models::ModelSpec& global) {
-  models::ModelSpec spec = global;
-  spec.arch = m.arch, spec.width_multiplier = m.width_multiplier;
-  return spec;
-}
-
-// Each hospital's own model: its group's platform.hospitals[].model, else its tier's
-// model.<tier>, else the global model (hospitals in id order, as hospital_population lists them).
-std::vector<models::ModelSpec> hospital_specs(const Scenario& s, const World& world) {
-  std::vector<models::ModelSpec> out;
-  for (const auto& h : world.platform.hospital_specs) {
-    auto it = world.tier_specs.find(h.tier);
-    out.push_back(it == world.tier_specs.end() ? world.spec : it->second);
-  }
-  if (!s.platform.roster.empty() || !s.platform.xml.empty()) return out;
-  size_t id = 0;
-  for (size_t g = 0; g < s.platform.hospitals.size(); ++g) {
-    const auto& group = s.platform.hospitals[g];
-    for (int i = 0; i < group.count; ++i, ++id) {
-      if (!group.model) continue;
-      out[id] = tier_spec_for(*group.model, world.spec);
-      try {
-        models::model_cost(out[id]);
-      } catch (const std::invalid_argument& e) {
-        throw s.error_at("platform.hospitals[" + std::to_string(g) + "].model", e.what());
-      }
-    }
-  }
-  return out;
-}
-
-// timing.compute: profile: the profile, once every machine is known to name a device in it.
-ComputeProfile load_profile(const Scenario& s, const platforms::PlatformHosts& platform) {
-  ComputeProfile profile = ComputeProfile::load(s.timing.profile, "timing.profile");
-  auto check = [&](const platforms::MachineSpec& m, const std::string& where_to_set) {
-    if (m.profile_device.empty())
-      throw s.error_at("timing.compute", "'" + m.name + "' (tier " + m.tier + ") names no profile device: set " +
-                                             where_to_set + " (devices in " + s.timing.profile + ": " +
-                                             profile.devices() + ")");
-    if (!profile.has_device(m.profile_device))
-      throw s.error_at("timing.profile", "'" + m.name + "' runs on profile device '" + m.profile_device +
-                                             "', which " + s.timing.profile + " does not hold (devices: " +
-                                             profile.devices() + ")");
-  };
-  // The server trains only in some algorithms (UniFed): its device is checked when it does.
-  if (!platform.server_spec.profile_device.empty()) check(platform.server_spec, "");
-  for (const auto& m : platform.hospital_specs)
-    check(m, "profile_device on its hospital group, roster row or XML host, or of tier " + m.tier + " in " +
-                 s.platform.tiers_file);
-  return profile;
-}
-
-void configure_engine(sg4::Engine& engine, const Scenario& s) {
-  // fluid: what its model mirrors; ns3: SimGrid's network carries nothing, the cheapest model will do.
-  if (s.timing.network != NetworkModel::Lv08) {
-    // Exact arithmetic: a transfer takes latency + size / bandwidth, nothing else.
-    engine.set_config("network/model:CM02");
-    engine.set_config("network/latency-factor:1");
-    engine.set_config("network/bandwidth-factor:1");
-    engine.set_config("network/weight-S:0");
-    engine.set_config("network/TCP-gamma:0");
-    engine.set_config("network/crosstraffic:0");
-  }
-  // LV08's factors where the scenario changes them (never set otherwise: SimGrid's own apply).
-  const Scenario::Timing::Lv08 lv08 = s.timing.lv08, simgrid_lv08;
-  if (s.timing.network == NetworkModel::Lv08) {
-    if (lv08.latency_factor != simgrid_lv08.latency_factor)
-      engine.set_config("network/latency-factor:" + fmt::format("{}", lv08.latency_factor));
-    if (lv08.bandwidth_factor != simgrid_lv08.bandwidth_factor)
-      engine.set_config("network/bandwidth-factor:" + fmt::format("{}", lv08.bandwidth_factor));
-    if (lv08.weight_s != simgrid_lv08.weight_s) engine.set_config("network/weight-S:" + fmt::format("{}", lv08.weight_s));
-  }
-  // SimGrid 3.32's lazy network update dropped the access-link constraint of some concurrent
-  // flows that started together (three parallel downloads: two of them finished at backbone
-  // speed; seen here, tests/test_timing.cpp). Full update recomputes every share each event.
-  engine.set_config("network/optim:Full");
-}
-
-// SimGrid gives every actor a stack with a guard page below it: two memory mappings per actor,
-// and Linux allows a process vm.max_map_count of them (65,530 by default), so somewhat over
-// 30,000 hospital actors at once abort in SimGrid ("Failed to protect stack"). Past what the
-// limit allows, stacks go without guard pages: one anonymous mapping each, which the kernel
-// merges with its neighbours. glibc must then map every stack on its own: by default it maps
-// at most 65,536 chunks and takes the rest from the heap, where calloc zeroes each 8 MiB stack
-// again on reuse (100,000 hospitals: 20 GB and 3x the time, against 3.6 GB).
-void fit_actor_stacks(sg4::Engine& engine, int hospitals) {
-  long max_maps = 65530;
-  std::ifstream("/proc/sys/vm/max_map_count") >> max_maps;
-  // Hospital actors, the couriers and timers beside them, and the process's own mappings.
-  if (2L * (int64_t(hospitals) + 1000) <= max_maps - 5000) return;
-  engine.set_config("contexts/guard-size:0");
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);  // fixed (frees no longer raise it): 8 MiB stacks stay mapped
-  mallopt(M_MMAP_MAX, 1 << 24);
-}
+using namespace run_setup;
 
 std::vector<std::pair<std::string, std::string>> versions() {
   return {{"fedgrid", FEDGRID_VERSION},
           {"simgrid", std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR) + "." +
                           std::to_string(SIMGRID_VERSION_PATCH)},
           {"torch", torch_version()}};
-}
-
-// A platform file's error as the scenario's bad input (exit code 2, file, line, key).
-template <class F>
-auto platform_input(F&& f) {
-  try {
-    return f();
-  } catch (const platforms::PlatformError& e) {
-    throw InputError(e.file, e.line, e.key, e.message);
-  }
-}
-
-// SimGrid's own log output follows fedgrid's --log-level: its info messages only from debug on
-// (they describe SimGrid's configuration), its warnings and errors as fedgrid's.
-std::string simgrid_threshold(spdlog::level::level_enum level) {
-  switch (level) {
-    case spdlog::level::trace:
-    case spdlog::level::debug: return "info";
-    case spdlog::level::info:
-    case spdlog::level::warn: return "warning";
-    case spdlog::level::err: return "error";
-    default: return "critical";
-  }
-}
-
-// What the scenario says of an XML platform's hosts: the server, the hospitals, their tiers.
-platforms::XmlMapping xml_mapping(const Scenario& s) {
-  platforms::XmlMapping m{s.platform.server_host, s.platform.server_tier, {}, {}};
-  std::stringstream list(s.platform.xml_hospitals);
-  for (std::string item; std::getline(list, item, ',');) {
-    const auto first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
-    if (first != std::string::npos) m.hospitals.push_back(item.substr(first, last - first + 1));
-  }
-  for (const auto& rule : s.platform.xml_tiers) m.tiers.emplace_back(rule.hosts, rule.tier);
-  return m;
-}
-
-// The server's tier, from the catalog (an XML platform's server may carry its own).
-void check_server_tier(const Scenario& s, const platforms::TierCatalog& catalog) {
-  if (!catalog.find(s.platform.server_tier) && s.platform.xml.empty())
-    throw s.error_at("platform.server.tier",
-                     "unknown tier '" + s.platform.server_tier + "' (known: " + catalog.names() + ")");
-}
-
-// The fault traces name hospitals: read them against the population, so that validate refuses
-// what run would.
-void check_fault_traces(const Scenario& s, const std::vector<platforms::MachineSpec>& machines) {
-  if (!s.faults.any()) return;
-  std::vector<std::string> names;
-  for (const auto& m : machines) names.push_back(m.name);
-  FaultPlan(s, names);
 }
 
 // What needs no platform: device and precision, the surrogate curve, the data sources, the
@@ -247,80 +98,10 @@ struct SetUp {
   int hospitals = 0;
 };
 
-// SimGrid's engine, with fedgrid's log threshold and the user's --cfg arguments.
-std::unique_ptr<sg4::Engine> start_engine(const Scenario& s, const RunOptions& options) {
-  std::vector<std::string> args{"fedgrid", "--log=root.thresh:" + simgrid_threshold(spdlog::get_level())};
-#if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer cannot follow SimGrid's default (raw) context switches; thread contexts
-  // are clean under it (notes in docs/developer/testing.md, "Sanitizers"). Only the sanitizer
-  // build (./dev.sh sanitize) compiles this; simulated results do not depend on the context
-  // factory.
-  args.push_back("--cfg=contexts/factory:thread");
-#endif
-  for (const auto& a : options.simgrid_args) args.push_back(a);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = int(argv.size());
-  auto engine = std::make_unique<sg4::Engine>(&argc, argv.data());
-  configure_engine(*engine, s);
-  return engine;
-}
-
-// The hospitals' machines (platform.hospitals; none from a user's XML platform, which is loaded
-// whole here) and their sample counts. Returns the machines the star is built from.
-std::vector<platforms::MachineSpec> load_hospitals(World& world) {
-  const Scenario& s = world.scenario;
-  if (!s.platform.xml.empty()) {
-    world.platform = platforms::load_xml_platform(s.platform.xml, xml_mapping(s), world.catalog);
-    if (s.data.samples_per_hospital) world.sample_counts.assign(world.platform.hospitals.size(), *s.data.samples_per_hospital);
-    return {};
-  }
-  auto population = hospital_population(s, world.catalog);
-  world.sample_counts = std::move(population.samples);
-  check_fault_traces(s, population.machines);
-  return std::move(population.machines);
-}
-
-// The star around the hospitals, built once the data is split: with cohorts the sample counts
-// decide who is identical.
-void build_star(World& world, const std::vector<platforms::MachineSpec>& machines) {
-  const Scenario& s = world.scenario;
-  std::vector<int> representative;
-  if (s.timing.cohorts) {
-    std::vector<int64_t> samples;
-    for (size_t h = 0; h < world.splits.size(); ++h) samples.push_back(world.train_samples(h));
-    representative = platforms::group_cohorts(machines, samples);
-  }
-  auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
-  world.platform = platforms::build_star_platform(
-      server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
-}
-
-// The models' shapes and costs (global, per tier, per hospital) once the data's shape is known;
-// a model that cannot be built is an input error naming its key.
-void set_up_models(World& world) {
-  const Scenario& s = world.scenario;
-  world.spec = model_spec_for(s, world.data.train.shape, world.data.train.num_classes);
-  try {
-    world.cost = models::model_cost(world.spec);
-  } catch (const std::invalid_argument& e) {
-    throw s.error_at("model.arch", e.what());
-  }
-  for (const auto& [tier, m] : s.model.tiers) {
-    world.tier_specs[tier] = tier_spec_for(m, world.spec);
-    try {
-      models::model_cost(world.tier_specs[tier]);
-    } catch (const std::invalid_argument& e) {
-      throw s.error_at("model." + tier, e.what());
-    }
-  }
-  world.hospital_specs = hospital_specs(s, world);
-}
-
 std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   check_settings(s);  // the platform's inputs are loaded once, below
   auto out = std::make_unique<SetUp>();
-  out->engine = start_engine(s, options);
+  out->engine = start_engine(s, options.simgrid_args);
 
   World& world = out->world;
   world.scenario = s;
@@ -353,36 +134,6 @@ SetupView setup_view(Federation& fed, const World& world) {
   for (const auto& tier : view.tiers) view.tier_models.emplace(tier, fed.tier_spec(tier));
   view.server_train_samples = fed.server_data().train.size(), view.server_val_samples = fed.server_data().val.size();
   return view;
-}
-
-// The real training's side of a run: initial weights, device, the executor and its queue.
-void prepare_compute(World& world, const Scenario& s, JobExchange* exchange) {
-  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  if (s.training.timing_only) {
-    world.perf.workers = 0;  // nothing to compute for real
-  } else {
-    world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
-    // Every tier model's initial weights too, here: torch's generator is global, so draws
-    // happen on this thread before any job runs.
-    auto draw = [&](const models::ModelSpec& spec) {
-      if (spec == world.spec) return;
-      auto& slot = world.other_initial_weights[models::spec_label(spec)];
-      if (slot.empty()) slot = initial_weights(spec, mix_seed(s.seed, kModelInit));
-    };
-    for (const auto& [tier, spec] : world.tier_specs) draw(spec);
-    for (const auto& spec : world.hospital_specs) draw(spec);
-    world.device = resolve_device(s.training.device);
-    configure_determinism(world.device, s.training.deterministic);
-    world.perf.workers = s.training.workers > 0 ? s.training.workers : cores;
-  }
-  // The intra-op thread count sets LibTorch's reduction order, so it is the scenario's own
-  // (default 1), never cores / workers: any worker count and core count give the same bytes.
-  world.perf.threads_per_worker = s.training.threads_per_worker;
-  if (world.perf.workers > 0) cache_large_blocks();
-  world.executor = std::make_unique<Executor>(world.perf.workers,
-                                              [t = world.perf.threads_per_worker] { init_torch_worker(t); });
-  world.training = std::make_unique<TrainingQueue>(*world.executor, world.perf.training_busy,
-                                                   fuse_limit_of(s.training.fuse, world.device), exchange);
 }
 
 // set_up and prepare_compute; under training.executor: mpi on every rank, which then agree
