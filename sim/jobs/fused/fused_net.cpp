@@ -10,7 +10,6 @@
 #include "models/nets.hpp"
 #include "models/vgg_layout.hpp"
 #include "sim/jobs/training/epoch_loop.hpp"
-#include "sim/jobs/fused/fused_training.hpp"
 
 namespace fedgrid::jobs {
 namespace {
@@ -182,9 +181,3 @@ torch::Tensor FusedNet::forward_train(const torch::Tensor& images, const torch::
 }
 
 }  // namespace fedgrid::jobs
-
-namespace fedgrid {
-
-bool fusible_arch(const models::ModelSpec& spec) { return !jobs::FusedNet::layers_of(spec).empty(); }
-
-}  // namespace fedgrid

@@ -64,6 +64,8 @@ std::string hex(double v) {
 
 }  // namespace
 
+bool fusible_arch(const models::ModelSpec& spec) { return !jobs::FusedNet::layers_of(spec).empty(); }
+
 std::string fuse_key(const JobInput& job, const FusibleTerms& terms) {
   const auto& s = job.model->spec;
   const auto& o = job.optimizer;
