@@ -66,9 +66,7 @@ class Federation::Jobs final : public JobSite {
  public:
   explicit Jobs(Federation& fed) : fed_(fed) {}
   std::vector<Hospital*> hospitals() override { return fed_.hospitals(); }
-  bool comes_back(const Hospital& h) const override {
-    return fed_.guards_->plan().available_from(h.id(), fed_.now()) < FaultPlan::kNever;
-  }
+  bool comes_back(const Hospital& h) const override { return back_at(h) < FaultPlan::kNever; }
   void run_job(Hospital& h, uint64_t job, const std::function<void()>& body) override {
     fed_.tags_->start_job(job);
     struct EndJob {
@@ -76,10 +74,8 @@ class Federation::Jobs final : public JobSite {
       ~EndJob() { tags.end_job(); }
     } end{*fed_.tags_};
     // Under faults a job waits until its hospital is back (never: it is lost at once).
-    if (fed_.guards_->any()) {
-      const double from = fed_.guards_->plan().available_from(h.id(), fed_.now());
-      if (from < FaultPlan::kNever) sg4::this_actor::sleep_until(from);
-    }
+    if (fed_.guards_->any())
+      if (const double from = back_at(h); from < FaultPlan::kNever) sg4::this_actor::sleep_until(from);
     Guard guard;
     fed_.run_guarded(h, guard, body);
   }
@@ -87,6 +83,8 @@ class Federation::Jobs final : public JobSite {
   void drop_work_under_way() override { fed_.ledger_->stop(); }
 
  private:
+  // When `h` is available from now on (now without faults; FaultPlan::kNever: never again).
+  double back_at(const Hospital& h) const { return fed_.guards_->plan().available_from(h.id(), fed_.now()); }
   Federation& fed_;
 };
 

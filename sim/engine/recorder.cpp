@@ -67,14 +67,16 @@ struct Timed {
   ~Timed() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
+// The files the recorder writes, in the order of sizes() and of a checkpoint's outputs.sizes.
+const char* const kRecordedFiles[] = {"rounds.csv", "hospitals.csv", "events.csv", "trace.json"};
+
 }  // namespace
 
 Recorder::Recorder(const std::string& dir, bool trace, const std::vector<int64_t>& resume_sizes)
     : dir_(dir), trace_(trace), resumed_(!resume_sizes.empty()) {
   std::filesystem::create_directories(dir);
-  const std::vector<std::string> names{"rounds.csv", "hospitals.csv", "events.csv", "trace.json"};
   auto open = [&](size_t i) {
-    const std::string path = dir + "/" + names[i];
+    const std::string path = dir + "/" + kRecordedFiles[i];
     if (!resumed_) return open_out(path);
     // Rows written after the checkpoint go: the resumed run writes them again.
     if (i >= resume_sizes.size() || !std::filesystem::exists(path) ||
@@ -91,21 +93,22 @@ Recorder::Recorder(const std::string& dir, bool trace, const std::vector<int64_t
   if (trace_) trace_out_ = open(3);
 }
 
+std::array<std::ofstream*, 4> Recorder::streams() { return {&rounds_, &hospitals_, &events_, &trace_out_}; }
+
 std::vector<int64_t> Recorder::sizes() {
   std::vector<int64_t> out;
-  for (auto* f : {&rounds_, &hospitals_, &events_, &trace_out_}) out.push_back(f->is_open() ? int64_t(f->tellp()) : 0);
+  for (auto* f : streams()) out.push_back(f->is_open() ? int64_t(f->tellp()) : 0);
   return out;
 }
 
 void Recorder::discard() {
   if (resumed_) return;
-  const std::vector<std::string> names{"rounds.csv", "hospitals.csv", "events.csv", "trace.json"};
-  std::ofstream* files[] = {&rounds_, &hospitals_, &events_, &trace_out_};
-  for (size_t i = 0; i < names.size(); ++i)
+  const auto files = streams();
+  for (size_t i = 0; i < files.size(); ++i)
     if (files[i]->is_open()) {
       files[i]->close();
       std::error_code ec;
-      std::filesystem::remove(dir_ + "/" + names[i], ec);
+      std::filesystem::remove(dir_ + "/" + kRecordedFiles[i], ec);
     }
 }
 

@@ -2,6 +2,7 @@
 // Writes the output files of DESIGN.md's contract, row by row as the run goes, flushed, so
 // an interrupted run keeps what it had: rounds.csv, hospitals.csv, events.csv, trace.json
 // (Chrome trace format, one track per host) and, at the end, summary.json.
+#include <array>
 #include <fstream>
 #include <map>
 #include <string>
@@ -32,6 +33,7 @@ class Recorder : public Observer {
   std::string dir_;
   bool trace_;
   std::ofstream rounds_, hospitals_, events_, trace_out_;
+  std::array<std::ofstream*, 4> streams();  // in kRecordedFiles' order (recorder.cpp)
   std::map<std::string, int> track_;  // host -> trace thread id
   bool first_trace_event_ = true;
   bool resumed_ = false;

@@ -193,10 +193,6 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // An open round's counters, each kept in checkpoints under its own name (not by position, so
 // that a counter added to RoundState or HospitalStats is one line here and moves no other).
 constexpr std::pair<const char*, int64_t RoundState::*> kRoundCounters[] = {

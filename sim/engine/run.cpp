@@ -1,26 +1,14 @@
 #include "sim/engine/run.hpp"
 
-#include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <spdlog/spdlog.h>
 
-#include <malloc.h>
-
 #include <chrono>
-#include <fstream>
-#include <map>
-#include <filesystem>
-#include <sstream>
-#include <thread>
 
-#include "data/rng.hpp"
-#include "platforms/platform_error.hpp"
 #include "platforms/platform_export.hpp"
 #include "platforms/platform_xml_check.hpp"
-#include "platforms/roster.hpp"
 #include "sim/engine/data_setup.hpp"
-#include "sim/engine/faults.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/engine/population.hpp"
 #include "sim/core/input_error.hpp"
@@ -28,7 +16,6 @@
 #include "sim/engine/recorder.hpp"
 #include "sim/engine/run_setup.hpp"
 #include "sim/engine/state_file.hpp"
-#include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/mpi/job_exchange.hpp"
 #include "sim/engine/world.hpp"
@@ -38,7 +25,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-using namespace seed_streams;
 using namespace run_setup;
 
 std::vector<std::pair<std::string, std::string>> versions() {
