@@ -50,13 +50,13 @@ class RepresentationTraining : public LocalWork {
     const auto data = jobs::tensors_of(*job.dataset, job.device);
     auto phase = [&](std::vector<torch::Tensor>& train, std::vector<torch::Tensor>& frozen, int epochs, int first) {
       for (auto& p : frozen) p.set_requires_grad(false);
-      auto optimizer = jobs::make_optimizer(train, job.optimizer);
+      jobs::LocalOptimizer optimizer(train, job.optimizer);
       TrainOutcome out = jobs::run_epochs(job, data, *job.train, {epochs, first, 0, drop_single},
                                           [&](const torch::Tensor& x, const torch::Tensor& y, bool) {
-                                            optimizer->zero_grad();
+                                            optimizer.zero_grad();
                                             const auto loss = torch::nn::functional::cross_entropy(net.forward(x), y);
                                             loss.backward();
-                                            optimizer->step();
+                                            optimizer.step();
                                             return loss.item<double>();
                                           });
       for (auto& p : frozen) p.set_requires_grad(true);

@@ -2,8 +2,8 @@
 // ends where its own job ends (the same steps and epochs; weights within 1e-5 relative and the
 // same losses under SGD, within a looser bound under Adam and AdamW, where a rounding difference
 // can throw a unit off course: see trimmed_relative_gap), for each fused arch, the three
-// optimisers, the proximal term and jobs sized in steps; members of different sizes stop at their
-// own last batch. The queue fuses only what it may.
+// optimisers, the proximal term, augmentation and jobs sized in steps; members of different
+// sizes stop at their own last batch. The queue fuses only what it may.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -68,6 +68,7 @@ struct Case {
   int64_t local_steps = 0;
   double mu = 0;
   bool given_anchor = false;
+  AugmentSettings augment;
 };
 
 // Members of 37, 50, 16, 5 and 1 samples (trailing batches of every size, one job of a single
@@ -91,6 +92,7 @@ void expect_fused_equals_alone(const Case& c) {
   std::vector<TrainOutcome> alone;
   for (size_t m = 0; m < sizes.size(); ++m) {
     JobInput job{&models[m], &d, &trains[m], &none, 16, c.local_steps, c.optimizer, 1000 + m};
+    job.augment = c.augment;
     const std::vector<float>* anchor = c.given_anchor ? &anchors[m] : nullptr;
     std::unique_ptr<LocalWork> work;
     if (c.mu > 0) work = std::make_unique<algorithms::ProximalTraining>(c.epochs, c.mu, anchor);
@@ -157,6 +159,12 @@ TEST(FusedTraining, JobsSizedInStepsStopAtTheirStep) { expect_fused_equals_alone
 TEST(FusedTraining, ProximalTermAnchoredAtTheStart) { expect_fused_equals_alone({kLenet, {Optimizer::Sgd, 0.05, 0.9, 0}, 2, 0, 0.5}); }
 TEST(FusedTraining, ProximalTermAnchoredAtAGivenModel) {
   expect_fused_equals_alone({kCnnBn, {Optimizer::Sgd, 0.05, 0.9, 0}, 2, 0, 0.5, true});
+}
+
+TEST(FusedTraining, MembersAugmentAsTheirOwnJobsDo) {
+  Case c{kCnnBn};
+  c.augment = {true, 15, 0.1, 0.9, 1.1};
+  expect_fused_equals_alone(c);
 }
 
 TEST(FusedTraining, RefusesJobsOfDifferentKeys) {

@@ -293,6 +293,28 @@ TEST(Scenario, AHugeListIndexInAnOverrideIsOutOfRange) {
   EXPECT_NE(p.message.find("list index 99999999999999999999 out of range"), std::string::npos) << p.message;
 }
 
+// List items as docs/reference/keys.md writes list keys: [i] as .i does, [] in every item; an
+// index out of range names the list and its length; a malformed bracket is an input error.
+TEST(Scenario, ListItemsAreSetAsTheKeyReferenceWritesThem) {
+  const std::string two = "platform: {hospitals: [{tier: weak, count: 2}, {tier: strong, count: 3}]}\n";
+  const Scenario bracket = load_scenario_text(two, "x.yaml", {"platform.hospitals[1].count=7"});
+  const Scenario dotted = load_scenario_text(two, "x.yaml", {"platform.hospitals.1.count=7"});
+  EXPECT_EQ(bracket.platform.hospitals.at(1).count, 7);
+  EXPECT_EQ(dotted.platform.hospitals.at(1).count, 7);
+  EXPECT_EQ(bracket.platform.hospitals.at(0).count, 2);
+  const Scenario every = load_scenario_text(two, "x.yaml", {"platform.hospitals[].uplink_bps=5e6"});
+  for (const auto& group : every.platform.hospitals) EXPECT_EQ(group.uplink_bps, 5e6);
+  auto far = first_problem(two, {"platform.hospitals[2].count=5"});
+  EXPECT_EQ(far.file, "--set");
+  EXPECT_EQ(far.key, "platform.hospitals[2].count");
+  EXPECT_NE(far.message.find("list index 2 out of range: list 'platform.hospitals' has 2 items"), std::string::npos)
+      << far.message;
+  auto open = first_problem(two, {"platform.hospitals[1.count=5"});
+  EXPECT_NE(open.message.find("a list item is written [i]"), std::string::npos) << open.message;
+  auto not_list = first_problem(two, {"training[0].lr=0.1"});
+  EXPECT_NE(not_list.message.find("'training' is not a list"), std::string::npos) << not_list.message;
+}
+
 // A path the system refuses to look up (longer than a file name may be) is a missing file, exit
 // 2 naming the key; std::filesystem::exists threw and fedgrid exited 1 with an internal error.
 TEST(Scenario, APathTooLongToLookUpIsAMissingFile) {

@@ -58,10 +58,10 @@ TrainOutcome CausalTraining::run(const JobInput& job) {
     shared.push_back(p);
     anchor.push_back(p.detach().clone());
   }
-  const auto optimizer = jobs::make_optimizer(net.parameters(), job.optimizer);
+  jobs::LocalOptimizer optimizer(net.parameters(), job.optimizer);
   TrainOutcome out = jobs::run_epochs(job, jobs::tensors_of(*job.dataset, job.device), *job.train, {epochs_, 0, 0, false},
                                         [&](const torch::Tensor& x, const torch::Tensor& y, bool) {
-      optimizer->zero_grad();
+      optimizer.zero_grad();
       const torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
       torch::Tensor objective = loss;
       if (mu_ > 0) {
@@ -70,7 +70,7 @@ TrainOutcome CausalTraining::run(const JobInput& job) {
         objective = objective + 0.5 * mu_ * proximal;
       }
       objective.backward();
-      optimizer->step();
+      optimizer.step();
       return loss.item<double>();
   });
   out.weights = models::flatten_state(net);

@@ -109,16 +109,16 @@ TrainOutcome GrowthTraining::run(const JobInput& job) {
       for (const auto& q : sites[size_t(i)]->conv->parameters()) idle = idle || p.is_same(q);
     if (!idle) params.push_back(p);
   }
-  auto optimizer = make_optimizer(std::move(params), job.optimizer);
+  LocalOptimizer optimizer(std::move(params), job.optimizer);
   std::vector<double> sum(sites.size(), 0.0);
   int64_t measured = 0;
   TrainOutcome out = run_epochs(job, data, *job.train, {epochs_, first_epoch_, 0, models::batchnorm_on_1x1(spec)},
                                 [&](const torch::Tensor& x, const torch::Tensor& y, bool last_pass) {
-    optimizer->zero_grad();
+    optimizer.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
     loss.backward();
     if (last_pass) add_salience(net, sum), ++measured;
-    optimizer->step();
+    optimizer.step();
     return loss.item<double>();
   });
   salience_ = mean_of(sum, measured);

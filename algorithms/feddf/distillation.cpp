@@ -42,7 +42,7 @@ void Distillation::run(const data::Dataset& dataset, ComputeDevice device) {
   models::Net& net = cached_net(student_.spec, device);
   models::load_state(net, student_.weights);
   net.train();
-  auto optimizer = make_optimizer(net.parameters(), {Optimizer::Adam, job.lr, 0.0, 0.0});
+  LocalOptimizer optimizer(net.parameters(), {Optimizer::Adam, job.lr, 0.0, 0.0});
   const auto [images, labels] = tensors_of(dataset, device);
   const int64_t n = int64_t(samples_.size()), classes = student_.spec.num_classes;
   const torch::Tensor teacher =
@@ -58,13 +58,13 @@ void Distillation::run(const data::Dataset& dataset, ComputeDevice device) {
       for (int64_t i = 0; i < len; ++i) samples[size_t(i)] = samples_[size_t(order[size_t(start + i)])];
       const torch::Tensor rows = index_tensor(order.data() + start, len, device);
       const torch::Tensor x = images.index_select(0, index_tensor(samples.data(), len, device));
-      optimizer->zero_grad();
+      optimizer.zero_grad();
       const torch::Tensor log_student = torch::log_softmax(net.forward(x), 1);
       const torch::Tensor target = torch::softmax(teacher.index_select(0, rows), 1);
       torch::nn::functional::kl_div(log_student, target,
                                     torch::nn::functional::KLDivFuncOptions().reduction(torch::kBatchMean))
           .backward();
-      optimizer->step();
+      optimizer.step();
     }
   }
   weights_ = models::flatten_state(net);

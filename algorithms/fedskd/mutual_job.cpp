@@ -16,7 +16,6 @@
 #include "models/nets.hpp"
 #include "sim/jobs/training/epoch_loop.hpp"
 #include "sim/jobs/training/plain_training.hpp"
-#include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
@@ -32,39 +31,34 @@ struct FrozenHead {
   }
 };
 
-// torch keys an optimizer's per-parameter state by the parameter's TensorImpl address.
-torch_compat::OptimizerStateKey state_key(const torch::Tensor& p) { return torch_compat::optimizer_state_key(p); }
-
 torch::Tensor from_doubles(const double* at, const torch::Tensor& like) {
   return torch::from_blob(const_cast<double*>(at), {like.numel()}, torch::kDouble)
       .to(like.options(), /*non_blocking=*/false, /*copy=*/true)
       .reshape(like.sizes());
 }
 
-void load_adam(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params, const AdamState& saved) {
-  if (dynamic_cast<torch::optim::Adam*>(&optimizer) == nullptr)
+// The kept state of the optimiser's first params.size() parameters (the DAM's): per parameter its
+// step count, then Adam's two moments.
+void load_adam(jobs::LocalOptimizer& optimizer, const std::vector<torch::Tensor>& params, const AdamState& saved) {
+  if (optimizer.config().kind != Optimizer::Adam)
     throw std::logic_error("persistent_adam needs training.optimizer adam");  // fedskd checks the scenario first
   if (saved.empty()) return;
   size_t at = 0;
-  for (const auto& p : params) {
-    const size_t n = size_t(p.numel());
-    auto state = std::make_unique<torch::optim::AdamParamState>();
-    state->step(int64_t(saved.at(at)));
-    state->exp_avg(from_doubles(saved.data() + at + 1, p));
-    state->exp_avg_sq(from_doubles(saved.data() + at + 1 + n, p));
-    optimizer.state()[state_key(p)] = std::move(state);
+  for (size_t k = 0; k < params.size(); ++k) {
+    const size_t n = size_t(params[k].numel());
+    optimizer.set_state(k, {from_doubles(saved.data() + at + 1, params[k]),
+                            from_doubles(saved.data() + at + 1 + n, params[k]), int64_t(saved.at(at))});
     at += 1 + 2 * n;
   }
 }
 
-AdamState saved_adam(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params) {
+AdamState saved_adam(const jobs::LocalOptimizer& optimizer, const std::vector<torch::Tensor>& params) {
   AdamState out;
-  for (const auto& p : params) {
-    auto it = optimizer.state().find(state_key(p));
-    if (it == optimizer.state().end()) return {};  // no step taken
-    const auto& s = static_cast<torch::optim::AdamParamState&>(*it->second);
-    out.push_back(double(s.step()));
-    for (const torch::Tensor& t : {s.exp_avg(), s.exp_avg_sq()}) {
+  for (size_t k = 0; k < params.size(); ++k) {
+    const auto s = optimizer.state(k);
+    if (!s) return {};  // no step taken
+    out.push_back(double(s->steps));
+    for (const torch::Tensor& t : {s->first, s->second}) {
       const torch::Tensor d = t.to(torch::kCPU, torch::kDouble).contiguous().reshape({-1});
       out.insert(out.end(), d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
     }
@@ -94,8 +88,8 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
   const FrozenHead frozen(ktm.classifier);
   for (const auto& p : ktm.parameters())
     if (p.requires_grad()) params.push_back(p);
-  auto optimizer = make_optimizer(std::move(params), job.optimizer);
-  if (dam_adam_) load_adam(*optimizer, dam_params, *dam_adam_);
+  LocalOptimizer optimizer(std::move(params), job.optimizer);
+  if (dam_adam_) load_adam(optimizer, dam_params, *dam_adam_);
   const bool drop_single = models::batchnorm_on_1x1(spec) || models::batchnorm_on_1x1(ktm_->spec);
   const skd::Levels levels{plan_.batch_level, plan_.pixel_level};
   const bool distil = plan_.gamma != 0 && !plan_.layers.empty();
@@ -105,18 +99,18 @@ TrainOutcome MutualLearning::run(const JobInput& job) {
   TrainOutcome out = run_epochs(job, tensors_of(*job.dataset, job.device), *job.train,
                                 {passes, 0, job.local_steps, drop_single},
                                 [&](const torch::Tensor& x, const torch::Tensor& y, bool) {
-    optimizer->zero_grad();
+    optimizer.zero_grad();
     std::vector<torch::Tensor> dam_taps, ktm_taps;
     const torch::Tensor dam_ce = torch::nn::functional::cross_entropy(dam.forward_taps(x, dam_taps), y);
     torch::Tensor objective = dam_ce + torch::nn::functional::cross_entropy(ktm.forward_taps(x, ktm_taps), y);
     if (distil)
       objective = objective + plan_.gamma * skd::loss(pick(dam_taps, plan_.layers), pick(ktm_taps, plan_.layers), levels);
     objective.backward();
-    optimizer->step();
+    optimizer.step();
     return dam_ce.item<double>();
   });
   out.weights = models::flatten_state(dam);
-  if (dam_adam_) *dam_adam_ = saved_adam(*optimizer, dam_params);
+  if (dam_adam_) *dam_adam_ = saved_adam(optimizer, dam_params);
   return out;
 }
 
@@ -138,11 +132,11 @@ Charge MutualLearning::cost(const JobShape& shape, const TrainOutcome*) const {
   return {flops, epochs, {std::move(dam), std::move(ktm)}, similarity};
 }
 
-void KeptAdamTraining::on_optimizer_made(models::Net& net, torch::optim::Optimizer& optimizer) {
+void KeptAdamTraining::on_optimizer_made(models::Net& net, jobs::LocalOptimizer& optimizer) {
   load_adam(optimizer, net.parameters(), *dam_adam_);
 }
 
-void KeptAdamTraining::on_finish(models::Net& net, torch::optim::Optimizer& optimizer) {
+void KeptAdamTraining::on_finish(models::Net& net, jobs::LocalOptimizer& optimizer) {
   *dam_adam_ = saved_adam(optimizer, net.parameters());
 }
 

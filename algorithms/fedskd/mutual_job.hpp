@@ -48,8 +48,8 @@ class KeptAdamTraining : public PlainTraining {
   KeptAdamTraining(int epochs, AdamState* dam_adam) : PlainTraining(epochs), dam_adam_(dam_adam) {}
 
  protected:
-  void on_optimizer_made(models::Net& net, torch::optim::Optimizer& optimizer) override;
-  void on_finish(models::Net& net, torch::optim::Optimizer& optimizer) override;
+  void on_optimizer_made(models::Net& net, jobs::LocalOptimizer& optimizer) override;
+  void on_finish(models::Net& net, jobs::LocalOptimizer& optimizer) override;
 
  private:
   AdamState* dam_adam_;

@@ -1,44 +1,39 @@
 #include "algorithms/unifed/validated_visit.hpp"
 
 #include <limits>
+#include <stdexcept>
 
 #include "sim/jobs/training/epoch_loop.hpp"
-#include "sim/jobs/torch_compat.hpp"
 
 namespace fedgrid::algorithms {
 namespace {
 
-// torch keys an optimizer's per-parameter state by the parameter's TensorImpl address.
-torch_compat::OptimizerStateKey state_key(const torch::Tensor& p) { return torch_compat::optimizer_state_key(p); }
-
-void load_momentum(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params,
+void load_momentum(jobs::LocalOptimizer& optimizer, const std::vector<torch::Tensor>& params,
                    const MomentumBuffers& saved) {
+  if (optimizer.config().kind != Optimizer::Sgd)
+    throw std::logic_error("kept momentum needs training.optimizer sgd");  // unifed checks the scenario first
   if (saved.empty()) return;
   int64_t at = 0;
-  for (const auto& p : params) {
+  for (size_t k = 0; k < params.size(); ++k) {
+    const torch::Tensor& p = params[k];
     const int64_t n = p.numel();
     auto buffer = torch::from_blob(const_cast<double*>(saved.data() + at), {n}, torch::kDouble)
                       .to(p.options(), /*non_blocking=*/false, /*copy=*/true)
                       .reshape(p.sizes());
-    auto state = std::make_unique<torch::optim::SGDParamState>();
-    state->momentum_buffer(buffer);
-    optimizer.state()[state_key(p)] = std::move(state);
+    optimizer.set_state(k, {buffer, {}, 0});
     at += n;
   }
 }
 
-MomentumBuffers saved_momentum(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params) {
-  if (optimizer.state().empty()) return {};  // no momentum (or no step taken)
+MomentumBuffers saved_momentum(const jobs::LocalOptimizer& optimizer, const std::vector<torch::Tensor>& params) {
+  bool any = false;
+  for (size_t k = 0; k < params.size(); ++k) any |= optimizer.state(k).has_value();
+  if (!any) return {};  // no momentum (or no step taken)
   MomentumBuffers out;
-  for (const auto& p : params) {
-    auto it = optimizer.state().find(state_key(p));
-    torch::Tensor b = it == optimizer.state().end()
-                          ? torch::zeros({p.numel()}, torch::kDouble)
-                          : static_cast<torch::optim::SGDParamState&>(*it->second)
-                                .momentum_buffer()
-                                .to(torch::kCPU, torch::kDouble)
-                                .contiguous()
-                                .reshape({-1});
+  for (size_t k = 0; k < params.size(); ++k) {
+    const auto s = optimizer.state(k);
+    const torch::Tensor b = !s ? torch::zeros({params[k].numel()}, torch::kDouble)
+                               : s->first.to(torch::kCPU, torch::kDouble).contiguous().reshape({-1});
     out.insert(out.end(), b.data_ptr<double>(), b.data_ptr<double>() + b.numel());
   }
   return out;
@@ -52,8 +47,8 @@ TrainOutcome ValidatedVisit::run(const JobInput& job) {
   models::Net& net = cached_net(spec, job.device);
   models::load_state(net, job.model->weights);
   net.train();
-  auto optimizer = make_optimizer(net.parameters(), job.optimizer);
-  if (momentum_) load_momentum(*optimizer, net.parameters(), *momentum_);
+  LocalOptimizer optimizer(net.parameters(), job.optimizer);
+  if (momentum_) load_momentum(optimizer, net.parameters(), *momentum_);
   const auto data = tensors_of(*job.dataset, job.device);
   double best_val = std::numeric_limits<double>::infinity();
   std::vector<float> best_weights;
@@ -76,14 +71,14 @@ TrainOutcome ValidatedVisit::run(const JobInput& job) {
   };
   TrainOutcome out = run_epochs(job, data, *job.train, {rule_.max_epochs, 0, 0, models::batchnorm_on_1x1(spec)},
                                 [&](const torch::Tensor& x, const torch::Tensor& y, bool) {
-    optimizer->zero_grad();
+    optimizer.zero_grad();
     torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
     loss.backward();
-    optimizer->step();
+    optimizer.step();
     return loss.item<double>();
   }, validate);
   out.weights = best_weights.empty() ? models::flatten_state(net) : std::move(best_weights);
-  if (momentum_) *momentum_ = saved_momentum(*optimizer, net.parameters());
+  if (momentum_) *momentum_ = saved_momentum(optimizer, net.parameters());
   return out;
 }
 

@@ -18,9 +18,8 @@ TrainOutcome ThetaTraining::run(const JobInput& job) {
   net.train();
   torch::Tensor theta =
       torch::tensor(theta_, torch::kFloat32).to(torch_device(job.device)).set_requires_grad(true);
-  torch::optim::AdamW adamw({theta}, torch::optim::AdamWOptions(optimizer_.lr)
-                                         .betas({optimizer_.beta1, optimizer_.beta2})
-                                         .weight_decay(optimizer_.weight_decay));
+  LocalOptimizer adamw({theta}, {Optimizer::AdamW, optimizer_.lr, 0, optimizer_.weight_decay, optimizer_.beta1,
+                                 optimizer_.beta2});
   const bool drop_single = models::batchnorm_on_1x1(job.model->spec);
   TrainOutcome out;
   {

@@ -18,6 +18,7 @@ namespace fedgrid {
 struct OptimizerConfig {
   Optimizer kind = Optimizer::Sgd;
   double lr = 0.01, momentum = 0.9, weight_decay = 0;
+  double beta1 = 0.9, beta2 = 0.999;  // Adam's and AdamW's (torch's defaults)
 };
 
 // Where LibTorch computes: training.device resolved once per run (resolve_device).

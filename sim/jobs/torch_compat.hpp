@@ -6,15 +6,9 @@
 
 #include <torch/version.h>
 
-#include <ATen/core/Tensor.h>
-
 #define FEDGRID_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
-#if !FEDGRID_TORCH_AT_LEAST(2, 2)
-#include <c10/util/C++17.h>  // c10::guts::to_string
-#include <string>
-#endif
 
 // c10::Allocator::allocate lost its const in 2.3 (it changes the allocator's state):
 //   c10::DataPtr allocate(size_t n) FEDGRID_ALLOCATE_CONST override;
@@ -33,20 +27,3 @@
 #else
 #define FEDGRID_COPY_DATA_OVERRIDE
 #endif
-
-namespace fedgrid::torch_compat {
-
-// The key of a parameter's entry in torch::optim::Optimizer::state(): the parameter's
-// TensorImpl address, as a void* since 2.2, as that address printed by c10::guts::to_string
-// (gone in 2.2) before. Reading or seeding an optimizer's per-parameter state goes through it.
-#if FEDGRID_TORCH_AT_LEAST(2, 2)
-using OptimizerStateKey = void*;
-inline OptimizerStateKey optimizer_state_key(const at::Tensor& p) { return p.unsafeGetTensorImpl(); }
-#else
-using OptimizerStateKey = std::string;
-inline OptimizerStateKey optimizer_state_key(const at::Tensor& p) {
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
-}
-#endif
-
-}  // namespace fedgrid::torch_compat

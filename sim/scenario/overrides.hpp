@@ -1,5 +1,7 @@
 #pragma once
-// --set overrides: "a.b.c=value" (list items by index: platform.hospitals.0.count=5).
+// --set overrides: "a.b.c=value". A list item is written as docs/reference/keys.md writes list
+// keys: platform.hospitals[0].count=5 (or platform.hospitals.0.count=5), and [] sets the key in
+// every item: platform.hospitals[].uplink_bps=5e6.
 #include <yaml-cpp/yaml.h>
 
 #include <set>

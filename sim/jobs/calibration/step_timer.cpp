@@ -61,7 +61,7 @@ class StepBench {
     torch::manual_seed(1);
     net_ = models::make_net(spec);
     net_->to(where_);
-    opt_ = jobs::make_optimizer(net_->parameters(), optimizer);
+    opt_ = std::make_unique<jobs::LocalOptimizer>(net_->parameters(), optimizer);
     const int64_t pool = 4 * batch;
     images_ = torch::randn({pool, spec.channels, spec.height, spec.width}).to(where_);
     labels_ = torch::randint(spec.num_classes, {pool}, torch::kInt64).to(where_);
@@ -93,7 +93,7 @@ class StepBench {
   int64_t batch_, next_ = 0;
   torch::Device where_;
   std::shared_ptr<models::Net> net_;
-  std::unique_ptr<torch::optim::Optimizer> opt_;
+  std::unique_ptr<jobs::LocalOptimizer> opt_;
   torch::Tensor images_, labels_;
 };
 

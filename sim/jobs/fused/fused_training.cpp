@@ -1,60 +1,16 @@
-// The fused epoch loop (see fused_training.hpp): run_epochs (epoch_loop.cpp) for M jobs at once.
+// Fused training (see fused_training.hpp): the epoch loop's batches (BatchWalk) and the one
+// optimiser (LocalOptimizer, stacked) for M jobs at once; what is fused's own is the batching.
 #include "sim/jobs/fused/fused_training.hpp"
 
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
 
-#include "data/rng.hpp"
 #include "sim/jobs/training/epoch_loop.hpp"
 #include "sim/jobs/fused/fused_net.hpp"
-#include "sim/jobs/fused/fused_optimizer.hpp"
 
 namespace fedgrid {
 namespace {
-
-// One member's batches, in the order run_epochs gives its own job: each pass reshuffles the
-// previous order with the job's seed for that pass; a trailing batch of one is left out when
-// drop_single; at most `steps` batches in all when steps > 0.
-class MemberBatches {
- public:
-  MemberBatches(const JobInput& job, int passes, bool drop_single)
-      : order_(*job.train), seed_(job.seed), batch_(job.batch_size), steps_(job.local_steps), passes_(passes),
-        drop_single_(drop_single) {
-    if (passes_ > 0) Rng(mix_seed(seed_, 0)).shuffle(order_);
-  }
-
-  struct Batch {
-    const int64_t* indices = nullptr;
-    int64_t size = 0;
-  };
-  // The next batch; size 0 once the job has none left.
-  Batch next() {
-    const int64_t n = int64_t(order_.size());
-    while (pass_ < passes_) {
-      if (start_ < n) {
-        const int64_t len = std::min(batch_, n - start_);
-        const bool pass_over = (len == 1 && start_ > 0 && drop_single_) || (steps_ > 0 && taken_ >= steps_);
-        if (!pass_over) {
-          Batch b{order_.data() + start_, len};
-          start_ += batch_, ++taken_;
-          return b;
-        }
-      }
-      if (++pass_ < passes_) Rng(mix_seed(seed_, uint64_t(pass_))).shuffle(order_), start_ = 0;
-    }
-    return {};
-  }
-
- private:
-  std::vector<int64_t> order_;
-  uint64_t seed_;
-  int64_t batch_, steps_;
-  int passes_;
-  bool drop_single_;
-  int pass_ = 0;
-  int64_t start_ = 0, taken_ = 0;
-};
 
 std::string hex(double v) {
   char buf[64];
@@ -73,7 +29,7 @@ std::string fuse_key(const JobInput& job, const FusibleTerms& terms) {
   return models::spec_label(s) + "|" + std::to_string(s.channels) + "x" + std::to_string(s.height) + "x" +
          std::to_string(s.width) + "/" + std::to_string(s.num_classes) + "|" + hex(s.width_multiplier) + "|" +
          std::to_string(reinterpret_cast<uintptr_t>(job.dataset)) + "|" + std::string(mode_name(o.kind)) + "," + hex(o.lr) + "," +
-         hex(o.momentum) + "," + hex(o.weight_decay) + "|b" + std::to_string(job.batch_size) + "|s" +
+         hex(o.momentum) + "," + hex(o.weight_decay) + "," + hex(o.beta1) + "," + hex(o.beta2) + "|b" + std::to_string(job.batch_size) + "|s" +
          std::to_string(job.local_steps) + "|e" + std::to_string(terms.epochs) + "|mu" + hex(terms.proximal_mu) +
          "|" + (job.device == ComputeDevice::Cuda ? "cuda" : "cpu") + "|" + std::string(mode_name(job.precision));
 }
@@ -119,14 +75,14 @@ std::vector<TrainOutcome> train_fused(const std::vector<FusedJob>& jobs) {
       for (size_t k = 0; k < anchors.size(); ++k) anchors[k] = anchor_net.parameters()[k].detach().clone();
     }
   }
-  FusedOptimizer optimizer(net.parameters(), first.optimizer);
+  LocalOptimizer optimizer(net.parameters(), first.optimizer, members);
 
-  std::vector<MemberBatches> walks;
+  std::vector<BatchWalk> walks;
   std::vector<int> passes;
   for (const FusedJob& j : jobs) {
     const int64_t n = int64_t(j.input.train->size());
     passes.push_back(first.local_steps ? passes_begun(n, batch, first.local_steps, drop_single) : j.terms.epochs);
-    walks.emplace_back(j.input, passes.back(), drop_single);
+    walks.emplace_back(*j.input.train, j.input.seed, batch, LoopPlan{passes.back(), 0, first.local_steps, drop_single});
   }
   const DatasetTensors data = tensors_of(*first.dataset, first.device);
   const auto c = data.images.size(1), h = data.images.size(2), w = data.images.size(3);
@@ -138,30 +94,39 @@ std::vector<TrainOutcome> train_fused(const std::vector<FusedJob>& jobs) {
   for (;;) {
     std::vector<int64_t> sizes(size_t(members), 0);
     std::vector<bool> active(size_t(members), false);
+    std::vector<BatchWalk::Batch> batches;
     bool any = false;
     for (int64_t m = 0; m < members; ++m) {
-      const auto b = walks[size_t(m)].next();
+      const BatchWalk::Batch b = walks[size_t(m)].next();
       int64_t* row = idx.data() + m * batch;
       float* mask = real.data() + m * batch;
       // Padding repeats a real sample (any index would do: it weighs nothing).
       const data::Indices& own = *jobs[size_t(m)].input.train;
-      const int64_t pad = b.size ? b.indices[0] : own.empty() ? 0 : own[0];
+      const int64_t pad = b.size ? b.samples[0] : own.empty() ? 0 : own[0];
       for (int64_t i = 0; i < batch; ++i) {
-        row[i] = i < b.size ? b.indices[i] : pad;
+        row[i] = i < b.size ? b.samples[i] : pad;
         mask[i] = i < b.size ? 1.0f : 0.0f;
       }
       sizes[size_t(m)] = b.size, active[size_t(m)] = b.size > 0, any |= b.size > 0;
+      batches.push_back(b);
     }
     if (!any) break;
     const torch::Tensor index = index_tensor(idx.data(), members * batch, first.device);
-    const torch::Tensor x = data.images.index_select(0, index).view({members, batch, c, h, w});
+    torch::Tensor images = data.images.index_select(0, index);
+    // Each member's real samples augmented as its own job augments them (padding weighs nothing).
+    for (int64_t m = 0; m < members; ++m)
+      if (const BatchWalk::Batch& b = batches[size_t(m)]; b && jobs[size_t(m)].input.augment.on()) {
+        torch::Tensor rows = images.narrow(0, m * batch, b.size);
+        rows.copy_(augmented(jobs[size_t(m)].input, rows, b));
+      }
+    const torch::Tensor x = images.view({members, batch, c, h, w});
     const torch::Tensor y = data.labels.index_select(0, index);
     const torch::Tensor weight = torch::from_blob(real.data(), {members, batch}, torch::kFloat32).to(device);
     std::vector<float> counts(sizes.begin(), sizes.end());
     for (float& v : counts) v = std::max(v, 1.0f);
     const torch::Tensor count = torch::from_blob(counts.data(), {members}, torch::kFloat32).to(device);
 
-    for (const auto& p : net.parameters()) p.mutable_grad() = torch::Tensor();
+    optimizer.zero_grad(/*set_to_none=*/true);
     const torch::Tensor logits = net.forward_train(x, weight);
     const torch::Tensor nll =
         torch::nn::functional::cross_entropy(logits.reshape({members * batch, -1}), y,

@@ -1,9 +1,9 @@
 #pragma once
 // Many hospitals' training jobs as one batched job (training.fuse): jobs of one fuse key (same
 // architecture and width, dataset, optimiser, learning rate, batch size, epochs or steps, device
-// and proximal weight) train together in a FusedNet (sim/jobs/fused/fused_net.hpp), each member on
-// its own samples, shuffles and optimiser state. Step t of the fused job is step t of every
-// member's own job; a member out of batches sits the step out (masked), and a shorter batch is
+// and proximal weight) train together in a FusedNet (sim/jobs/fused/fused_net.hpp), each member
+// on its own samples, shuffles, augmentation and optimiser state. Step t of the fused job is step
+// t of every member's own job; a member out of batches sits the step out (masked), and a shorter batch is
 // padded with samples that weigh nothing and enter no batch norm. So each member ends where its
 // own job would: the same weights up to float rounding (reduction order), the same losses,
 // steps and epochs. Torch-free header.

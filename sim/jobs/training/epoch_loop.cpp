@@ -42,39 +42,25 @@ torch::Tensor index_tensor(const int64_t* data, int64_t len, ComputeDevice devic
   return device == ComputeDevice::Cpu ? idx : idx.to(torch::kCUDA);
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& c) {
-  if (c.kind == Optimizer::Adam)
-    return std::make_unique<torch::optim::Adam>(std::move(params),
-                                                torch::optim::AdamOptions(c.lr).weight_decay(c.weight_decay));
-  if (c.kind == Optimizer::AdamW)
-    return std::make_unique<torch::optim::AdamW>(std::move(params),
-                                                 torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
-  return std::make_unique<torch::optim::SGD>(
-      std::move(params), torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weight_decay));
+torch::Tensor augmented(const JobInput& job, const torch::Tensor& images, const BatchWalk::Batch& batch) {
+  return job.augment.on() ? augment_batch(images, job.augment, job.seed, batch.epoch, batch.samples) : images;
 }
 
 TrainOutcome run_epochs(const JobInput& job, const DatasetTensors& data, const data::Indices& samples,
                         const LoopPlan& plan, const BatchFn& step, const std::function<bool(int)>& after_pass) {
   TrainOutcome out;
-  std::vector<int64_t> order = samples;
-  const int64_t n = int64_t(order.size());
+  BatchWalk walk(samples, job.seed, job.batch_size, plan);
   double loss_sum = 0;
   int64_t loss_samples = 0;
-  for (int pass = 0; pass < plan.passes; ++pass) {
+  for (int pass = 0; walk.begin_pass(); ++pass) {
     const bool last = pass + 1 == plan.passes;
-    Rng(mix_seed(job.seed, uint64_t(plan.first_epoch + pass))).shuffle(order);
-    for (int64_t start = 0; start < n; start += job.batch_size) {
-      const int64_t len = std::min<int64_t>(job.batch_size, n - start);
-      if (len == 1 && start > 0 && plan.drop_single) break;
-      if (plan.steps > 0 && out.steps >= plan.steps) break;
-      torch::Tensor idx = index_tensor(order.data() + start, len, job.device);
-      torch::Tensor x = data.images.index_select(0, idx);
-      if (job.augment.on())
-        x = augment_batch(x, job.augment, job.seed, uint64_t(plan.first_epoch + pass), order.data() + start);
-      const double batch_loss = step(x, data.labels.index_select(0, idx), last);
+    while (const BatchWalk::Batch b = walk.next_in_pass()) {
+      const torch::Tensor idx = index_tensor(b.samples, b.size, job.device);
+      const double batch_loss =
+          step(augmented(job, data.images.index_select(0, idx), b), data.labels.index_select(0, idx), last);
       out.batch_losses.push_back(batch_loss);
-      loss_sum += batch_loss * double(len);
-      loss_samples += len;
+      loss_sum += batch_loss * double(b.size);
+      loss_samples += b.size;
       ++out.steps;
     }
     ++out.epochs;

@@ -1,7 +1,7 @@
 #pragma once
 // The torch side every local work shares: the per-thread module cache, the dataset as tensors,
-// optimisers, and the one epoch loop (shuffle, mini-batches, loss bookkeeping) into which a
-// work plugs its step. Include only from .cpp files that run on the executor: torch/torch.h
+// the one optimiser (optimizer.hpp), and the one epoch loop (shuffle, mini-batches, loss
+// bookkeeping) into which a work plugs its step. Include only from .cpp files that run on the executor: torch/torch.h
 // costs ~27 s per translation unit.
 #include <torch/torch.h>
 
@@ -12,6 +12,8 @@
 #include "data/dataset.hpp"
 #include "models/nets.hpp"
 #include "sim/jobs/local_work.hpp"
+#include "sim/jobs/training/batch_walk.hpp"
+#include "sim/jobs/training/optimizer.hpp"
 
 namespace fedgrid {
 
@@ -42,22 +44,15 @@ DatasetTensors tensors_of(const data::Dataset& d, ComputeDevice device);
 // Sample indices as a tensor on the compute device (a view of `data` on the CPU).
 torch::Tensor index_tensor(const int64_t* data, int64_t len, ComputeDevice device);
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tensor> params, const OptimizerConfig& c);
+// A batch's images (rows `images` of the dataset) augmented when job.augment is on
+// (sim/jobs/training/augmentation.hpp: per sample and epoch), as they are otherwise.
+torch::Tensor augmented(const JobInput& job, const torch::Tensor& images, const BatchWalk::Batch& batch);
 
-// The one epoch loop. `passes` passes over `samples`, each reshuffling the previous order with
-// the job's seed for epoch first_epoch + pass (a job that continues another's epochs continues
-// its shuffles), in mini-batches of job.batch_size; at most `steps` batches in all when
-// steps > 0; a trailing batch of one left out when `drop_single` (batch_plan's rule); each
-// batch's images augmented when job.augment is on (sim/jobs/training/augmentation.hpp, per sample and epoch).
-// `step(x, y, last_pass)` trains on one batch and returns its loss; `after_pass(pass)` runs
-// after each pass and returns true to stop early. Fills batch_losses, mean_loss (weighted by
-// batch size), steps and epochs (passes run) of the outcome; the weights are the caller's.
-struct LoopPlan {
-  int passes = 1;
-  int first_epoch = 0;
-  int64_t steps = 0;
-  bool drop_single = false;
-};
+// The one epoch loop: the job's batches in BatchWalk's order (batch_walk.hpp), in mini-batches of
+// job.batch_size, each batch's images augmented(). `step(x, y, last_pass)` trains on one batch
+// and returns its loss; `after_pass(pass)` runs after each pass and returns true to stop early.
+// Fills batch_losses, mean_loss (weighted by batch size), steps and epochs (passes run) of the
+// outcome; the weights are the caller's.
 using BatchFn = std::function<double(const torch::Tensor& x, const torch::Tensor& y, bool last_pass)>;
 TrainOutcome run_epochs(const JobInput& job, const DatasetTensors& data, const data::Indices& samples,
                         const LoopPlan& plan, const BatchFn& step, const std::function<bool(int)>& after_pass = {});

@@ -12,9 +12,9 @@ TrainOutcome PlainTraining::run(const JobInput& job) {
   models::Net& net = cached_net(job.model->spec, job.device);
   models::load_state(net, job.model->weights);
   net.train();
-  auto optimizer = make_optimizer(net.parameters(), job.optimizer);
+  LocalOptimizer optimizer(net.parameters(), job.optimizer);
   on_start(net);
-  on_optimizer_made(net, *optimizer);
+  on_optimizer_made(net, optimizer);
   // A train-mode batch norm needs two values per channel: on a 1x1 map one sample throws, so
   // such nets leave a trailing batch of one out (as drop_last would).
   const bool drop_single = models::batchnorm_on_1x1(job.model->spec);
@@ -23,16 +23,16 @@ TrainOutcome PlainTraining::run(const JobInput& job) {
   TrainOutcome out = run_epochs(job, tensors_of(*job.dataset, job.device), *job.train,
                                 {passes, 0, job.local_steps, drop_single},
                                 [&](const torch::Tensor& x, const torch::Tensor& y, bool last_pass) {
-    optimizer->zero_grad();
+    optimizer.zero_grad();
     const torch::Tensor loss = torch::nn::functional::cross_entropy(net.forward(x), y);
     BatchStep step{net, loss, loss, last_pass};
     add_penalty(step);
     step.objective.backward();
     after_backward(step);
-    optimizer->step();
+    optimizer.step();
     return loss.item<double>();
   });
-  on_finish(net, *optimizer);
+  on_finish(net, optimizer);
   out.weights = models::flatten_state(net);
   return out;
 }

@@ -6,15 +6,15 @@
 // pfl-research's FedProx plugs its proximal step into a shared multi-epoch loop.
 #include "sim/jobs/local_work.hpp"
 
-namespace torch::optim {
-class Optimizer;
-}
 
 namespace fedgrid {
 
 struct BatchStep;  // sim/jobs/training/epoch_loop.hpp: the net, the batch's loss and objective (torch)
 namespace models {
 class Net;
+}
+namespace jobs {
+class LocalOptimizer;  // sim/jobs/training/optimizer.hpp (torch)
 }
 
 class PlainTraining : public LocalWork {
@@ -33,8 +33,8 @@ class PlainTraining : public LocalWork {
   virtual void after_backward(BatchStep&) {}  // gradients are there, the step not taken yet
   // The optimiser over net.parameters(), before its first step (to restore a kept state) and
   // after its last (to keep it).
-  virtual void on_optimizer_made(models::Net&, torch::optim::Optimizer&) {}
-  virtual void on_finish(models::Net&, torch::optim::Optimizer&) {}
+  virtual void on_optimizer_made(models::Net&, jobs::LocalOptimizer&) {}
+  virtual void on_finish(models::Net&, jobs::LocalOptimizer&) {}
   int epochs_;
 };
 
