@@ -16,7 +16,7 @@ fedgrid=$build/fedgrid
 rounds=${MPI_BENCH_ROUNDS:-2}
 cd "$(dirname "$0")/.."
 [ -x "$fedgrid" ] || { echo "no fedgrid in $build" >&2; exit 2; }
-[ -e "$build/libfedgrid_mpi_transport.so" ] || { echo "fedgrid was built without MPI" >&2; exit 2; }
+[ -e "$build/libfedgrid_openmpi.so" ] || { echo "fedgrid was built without MPI" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -1,5 +1,5 @@
 // fuzz/algorithm_keys.yaml: each algorithm's key declarations, which the scenario and sweep fuzz
-// harnesses validate with (they link no algorithm, like the MPI rank binary). It must stay the
+// harnesses validate with (they link no algorithm). It must stay the
 // registry's, or the harnesses would fuzz a different key table than fedgrid's.
 #include <gtest/gtest.h>
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
+#include "tests/mpi_launch.hpp"
 #include "sim/jobs/compute.hpp"
 
 namespace fedgrid {
@@ -23,12 +24,6 @@ const char* kDeterministicFiles[] = {"rounds.csv", "hospitals.csv", "events.csv"
 std::string mpirun(int ranks) {
   return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
          std::to_string(ranks);
-}
-
-// The MPI executor's module is built next to fedgrid when libopenmpi-dev was found.
-bool mpi_built() {
-  const auto folder = std::filesystem::path(test::fedgrid_binary()).parent_path();
-  return std::filesystem::exists(folder / "libfedgrid_mpi_transport.so") && std::system("command -v mpirun >/dev/null") == 0;
 }
 
 // A shell command line (the ranks' own `sh -c`), stdout and stderr together.
@@ -77,7 +72,7 @@ std::string tiny_file(const std::string& tag, const std::string& extra = "") {
 // The quickstart's shape (nine hospitals of three tiers, the CNN, FedAvg, Dirichlet(0.5)) on a
 // small synthetic pool, two rounds.
 TEST(MpiExecutor, QuickstartShapeGivesTheLocalBytesOnThreeRanks) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   expect_mpi_gives_local_bytes("mpi-quickstart",
                                "--set data.dataset=synthetic --set data.synthetic.train_samples=1800 "
                                "--set data.synthetic.test_samples=300 --set data.synthetic.height=16 "
@@ -87,14 +82,14 @@ TEST(MpiExecutor, QuickstartShapeGivesTheLocalBytesOnThreeRanks) {
 
 // A relay: each job starts from the previous hospital's model, so every rank waits on each.
 TEST(MpiExecutor, RelayGivesTheLocalBytes) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   expect_mpi_gives_local_bytes("mpi-fedseq", tiny_file("mpi-fedseq", "algorithm: {name: fedseq}\n") +
                                                   " --set stop.rounds=2", 3);
 }
 
 // Asynchronous: the server folds updates as they arrive in simulated time.
 TEST(MpiExecutor, AsynchronousGivesTheLocalBytes) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   expect_mpi_gives_local_bytes("mpi-fedasync", tiny_file("mpi-fedasync", "algorithm: {name: fedasync}\n") +
                                                     " --set stop.rounds=4", 3);
 }
@@ -102,7 +97,7 @@ TEST(MpiExecutor, AsynchronousGivesTheLocalBytes) {
 // Peer-to-peer: FedSKD's mutual-learning jobs (Adam moments kept between rounds) write the
 // algorithm's state, so every rank runs them (training_queue.hpp); its plain jobs are spread.
 TEST(MpiExecutor, PeerToPeerGivesTheLocalBytes) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   const std::string extra = "algorithm: {name: fedskd}\n";
   expect_mpi_gives_local_bytes("mpi-fedskd",
                                tiny_file("mpi-fedskd", extra) +
@@ -112,7 +107,7 @@ TEST(MpiExecutor, PeerToPeerGivesTheLocalBytes) {
 
 // Killed after round 2 on three ranks, resumed on two: the bytes of one uninterrupted local run.
 TEST(MpiExecutor, ResumesOnAnotherRankCountToTheSameBytes) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   const std::string dir = test::temp_dir("mpi-resume");
   const std::string scenario = tiny_file("mpi-resume") + " --set stop.rounds=4 --set output.checkpoint_every=1 --log-level warn";
   const auto whole = run_fedgrid("run " + scenario + " --out " + dir + "/whole");
@@ -128,7 +123,7 @@ TEST(MpiExecutor, ResumesOnAnotherRankCountToTheSameBytes) {
 // Rank 1 alone asks for a GPU this machine does not have: every rank stops before round 1 with
 // exit code 2, and rank 0 says which rank could not set up and why.
 TEST(MpiExecutor, ARankThatCannotSetUpRefusesTheRun) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   if (cuda_available()) GTEST_SKIP() << "rank 1's training.device: cuda would load here";
   const std::string dir = test::temp_dir("mpi-setup");
   const std::string run = std::string(test::fedgrid_binary()) + " run " + tiny_file("mpi-setup") + " --out " + dir +
@@ -145,7 +140,7 @@ TEST(MpiExecutor, ARankThatCannotSetUpRefusesTheRun) {
 // the launch naming the dead rank, and rank 0 says which job it was at: waiting on a training
 // job or an evaluation part from rank 1, or training one of its own, depending on the instant.
 TEST(MpiExecutor, ADeadRankIsNamedWithTheJobWaitedOn) {
-  if (!mpi_built()) GTEST_SKIP() << "fedgrid was built without MPI";
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   const std::string dir = test::temp_dir("mpi-dead");
   const std::string run = std::string(test::fedgrid_binary()) + " run " + tiny_file("mpi-dead") + " --out " + dir +
                           "/out --set training.executor=mpi --set stop.rounds=100000 --log-level warn";

@@ -371,7 +371,7 @@ namespace {
 // declaration makes (test::expect_reference_is_listed).
 TEST(Scenario, KeyReferenceIsTheDeclaredTable) { test::expect_reference_is_listed("keys"); }
 
-// Key declarations survive the trip to the MPI rank binary.
+// Key declarations survive the trip through YAML (the fuzz harnesses' fuzz/algorithm_keys.yaml).
 TEST(Scenario, KeyDeclarationsRoundTripThroughYaml) {
   const auto& all = scenario_keys();
   const auto back = keys_from_yaml(keys_to_yaml(all));

@@ -11,6 +11,7 @@
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_table.hpp"
 #include "tests/helpers.hpp"
+#include "tests/mpi_launch.hpp"
 
 namespace fedgrid {
 namespace {
@@ -279,8 +280,7 @@ TEST(Sweep, SetOfASweptKeyIsRefused) {
   expect_bad_sweep("sweep_set_form", kTwoAxes, {"expected key.path=value, got 'stop.rounds'"}, "--set stop.rounds");
 }
 
-// algorithm.order is fedseq's and fedcross's own key: the MPI rank binary, which links no
-// algorithm, validates it with the declarations fedgrid hands it (sim/scenario/key_transfer.hpp).
+// algorithm.order is fedseq's and fedcross's own key: every rank validates it with the registry.
 const char* kSmallGrid = R"(name: ranks
 base: base.yaml
 set: {stop.rounds: 1, algorithm.order: fixed}
@@ -304,6 +304,7 @@ TEST(Sweep, JobsAndMpiRanksGiveTheSameTable) {
   EXPECT_NE(row(reference, 0)["sim_time_s"], row(reference, 2)["sim_time_s"]);
 
   // Two ranks on this machine (oversubscribed): rank 0 hands cells out and merges.
+  if (const char* why = test::why_no_mpi()) GTEST_SKIP() << why;
   const std::string mpirun =
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 " +
       std::string(test::fedgrid_binary()) + sweep + "/mpi 2>&1";

@@ -29,8 +29,8 @@
 #include "sim/engine/run.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/scenario/key_table.hpp"
-#include "sim/scenario/key_transfer.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/sweep/mpi_ranks.hpp"
 #include "sim/sweep/sweep.hpp"
 
 namespace fedgrid {
@@ -104,19 +104,14 @@ int sweep(const Args& a) {
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
   const SweepRequest request{a.out, a.jobs, a.overrides, a.retry_failed};
   if (!launched_by_mpi()) return sweep_command(a.positional.at(0), request, self.string(), *single_rank());
-  // Under mpirun: become the rank binary (same process, so the launcher keeps track of it).
-  const std::string rank_binary = (self.parent_path() / "fedgrid-sweep-rank").string();
-  std::vector<std::string> args{rank_binary, self.string(), a.positional.at(0), std::to_string(a.jobs)};
-  if (a.out) args.push_back("--out=" + *a.out);
-  if (a.retry_failed) args.push_back("--retry-failed");
-  for (const auto& o : a.overrides) args.push_back("--set=" + o);
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  // The rank links no algorithm: it gets their key declarations with the environment.
-  setenv(kAlgorithmKeysVariable, algorithm_keys_to_yaml(algorithms::algorithm_keys()).c_str(), 1);
-  execv(rank_binary.c_str(), argv.data());
-  throw InputError(rank_binary, 0, "", "cannot start the MPI rank binary (was fedgrid built without libopenmpi-dev?)");
+  // Under mpirun: this process is one rank, through fedgrid's MPI module (sim/mpi/mpi_world.hpp).
+  std::unique_ptr<SweepRanks> ranks;
+  try {
+    ranks = mpi_ranks();
+  } catch (const std::runtime_error& e) {
+    throw InputError(a.positional.at(0), 0, "", e.what());
+  }
+  return sweep_command(a.positional.at(0), request, self.string(), *ranks);
 }
 
 int validate_one(const Args& a) {

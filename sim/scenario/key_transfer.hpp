@@ -1,17 +1,13 @@
 #pragma once
-// Key declarations as YAML text, for the processes that cannot link the algorithms: the MPI
-// rank binary of `fedgrid sweep` (sim/sweep/sweep_rank_main.cpp) links neither SimGrid nor the
-// algorithms, so fedgrid hands it each algorithm's declarations in the environment variable
-// FEDGRID_ALGORITHM_KEYS before it execs it, and the rank validates with the whole table; the
-// fuzz harnesses read them from fuzz/algorithm_keys.yaml.
+// Key declarations as YAML text, for the processes that cannot link the algorithms: the fuzz
+// harnesses read every algorithm's declarations from fuzz/algorithm_keys.yaml, which
+// tests/test_fuzz_keys.cpp keeps equal to the registry's.
 #include <string>
 #include <vector>
 
 #include "sim/scenario/key_table.hpp"
 
 namespace fedgrid {
-
-constexpr const char* kAlgorithmKeysVariable = "FEDGRID_ALGORITHM_KEYS";
 
 std::string keys_to_yaml(const std::vector<KeyDecl>& keys);
 std::vector<KeyDecl> keys_from_yaml(const std::string& text);  // std::runtime_error when malformed

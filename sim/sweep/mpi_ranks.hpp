@@ -1,12 +1,13 @@
 #pragma once
-// The MPI world as SweepRanks: MPI_Init when made, a barrier and MPI_Finalize when destroyed.
-// Only the fedgrid-sweep-rank binary links it (sim/sweep_rank_main.cpp says why).
+// The MPI world as SweepRanks, through fedgrid's MPI module (sim/mpi/mpi_world.hpp): MPI_Init
+// when made, a barrier and MPI_Finalize when destroyed.
 #include <memory>
 
 #include "sim/sweep/sweep_ranks.hpp"
 
 namespace fedgrid {
 
+// Throws std::runtime_error when this fedgrid cannot join the launch (built without MPI).
 std::unique_ptr<SweepRanks> mpi_ranks();
 
 }  // namespace fedgrid

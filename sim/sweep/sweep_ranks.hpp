@@ -35,8 +35,7 @@ class SweepRanks {
 // True when this process was started by mpirun / an MPI launcher.
 bool launched_by_mpi();
 
-// One process running every cell itself. (The MPI world is sim/mpi_ranks.hpp, in its own
-// binary: see sim/sweep_rank_main.cpp.)
+// One process running every cell itself. (The MPI world is mpi_ranks.hpp.)
 std::unique_ptr<SweepRanks> single_rank();
 
 }  // namespace fedgrid

@@ -1,7 +1,6 @@
 // The MPI executor's messages and its communication thread (see job_exchange.hpp).
 #include "sim/jobs/mpi/job_exchange.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,8 +8,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
 
 namespace fedgrid {
@@ -19,6 +18,7 @@ namespace {
 // A message: kind, job, then the outcome (kOutcome), the reason (kFailure) or nothing (kDone,
 // a rank's last message: MPI keeps one sender's messages in order, so nothing of it follows).
 enum Kind : uint8_t { kOutcome = 0, kFailure = 1, kDone = 2, kPart = 3, kPartFailure = 4 };
+constexpr int kTag = 37;  // every message of the exchange
 
 template <class T>
 void put(std::vector<char>& out, const T& value) {
@@ -78,28 +78,10 @@ void say_state_and_die(int signal) {
 
 }  // namespace
 
-std::unique_ptr<JobExchange> JobExchange::open_mpi() {
-#ifdef FEDGRID_MPI_TRANSPORT
-  // Next to the executable that runs (fedgrid, or the tests' binary in the same build folder).
-  const auto folder = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-  const std::string module = (folder / FEDGRID_MPI_TRANSPORT).string();
-  // RTLD_DEEPBIND: the module's MPI_* are OpenMPI's, not SimGrid's (mpi_transport.hpp);
-  // RTLD_GLOBAL: OpenMPI's own plugins, which it loads in turn, find libmpi's symbols.
-  void* handle = dlopen(module.c_str(), RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
-  if (!handle) throw std::runtime_error("cannot load " + module + ": " + dlerror());
-  auto open = reinterpret_cast<decltype(&fedgrid_open_mpi_transport)>(dlsym(handle, "fedgrid_open_mpi_transport"));
-  if (!open) throw std::runtime_error(module + " has no fedgrid_open_mpi_transport");
-  char error[256] = "";
-  MpiTransport* transport = open(error, sizeof error);
-  if (!transport) throw std::runtime_error(std::string("cannot join the MPI launch: ") + error);
-  return std::make_unique<JobExchange>(std::unique_ptr<MpiTransport>(transport));
-#else
-  throw std::runtime_error("this fedgrid was built without MPI (install libopenmpi-dev and build again)");
-#endif
-}
+std::unique_ptr<JobExchange> JobExchange::open_mpi() { return std::make_unique<JobExchange>(open_mpi_world()); }
 
-JobExchange::JobExchange(std::unique_ptr<MpiTransport> transport)
-    : transport_(std::move(transport)), rank_(transport_->rank()), ranks_(transport_->size()),
+JobExchange::JobExchange(std::unique_ptr<MpiWorld> world)
+    : world_(std::move(world)), rank_(world_->rank()), ranks_(world_->size()),
       done_from_(size_t(ranks_), false) {
   done_from_[size_t(rank_)] = true;
   note_state("fedgrid: rank %d was stopped before its first training job%.0llu\n", 0);
@@ -124,9 +106,14 @@ void JobExchange::note_state(const char* format, uint64_t job) {
 }
 
 std::optional<std::pair<int, std::string>> JobExchange::agree_set_up(bool failed, const std::string& message) {
-  auto first = transport_->first_failure(failed, message);
-  if (!first) thread_ = std::thread([this] { communicate(); });
-  return first;
+  const int first = world_->min_over_ranks(failed ? rank_ : ranks_);  // ranks_: none failed
+  if (first == ranks_) {
+    thread_ = std::thread([this] { communicate(); });
+    return std::nullopt;
+  }
+  const auto text = world_->broadcast(rank_ == first ? std::vector<char>(message.begin(), message.end())
+                                                     : std::vector<char>(), first);
+  return std::make_pair(first, std::string(text.begin(), text.end()));
 }
 
 size_t JobExchange::message_bytes(const TrainOutcome& o) {
@@ -239,13 +226,15 @@ void JobExchange::communicate() {
       sending.swap(outbox_);
       finishing = finishing_;
     }
-    for (auto& bytes : sending) transport_->send_to_others(std::move(bytes));
+    for (auto& bytes : sending)
+      for (int to = 0; to < ranks_; ++to)
+        if (to != rank_) world_->start_send(to, kTag, bytes);
     bool busy = !sending.empty();
-    while (auto message = transport_->poll()) {
+    while (auto message = world_->poll(kTag)) {
       deliver(message->first, message->second);
       busy = true;
     }
-    const bool sent = transport_->sends_done();
+    const bool sent = world_->sends_done();
     if (finishing && sent) {
       std::lock_guard lock(mutex_);
       if (outbox_.empty() && std::find(done_from_.begin(), done_from_.end(), false) == done_from_.end()) return;
@@ -265,10 +254,10 @@ void JobExchange::finish() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  transport_->barrier();
+  world_->barrier();
   std::signal(SIGTERM, SIG_DFL);
   std::signal(SIGINT, SIG_DFL);
-  transport_.reset();  // MPI_Finalize
+  world_.reset();  // MPI_Finalize
 }
 
 void JobExchange::abort(int code) {
@@ -279,7 +268,8 @@ void JobExchange::abort(int code) {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();  // MPI from one thread at a time
   std::fflush(stdout), std::fflush(stderr);
-  transport_->abort(code);
+  world_->abort(code);
+  std::abort();  // not reached; GCC does not see [[noreturn]] through a virtual call
 }
 
 }  // namespace fedgrid

@@ -10,7 +10,7 @@
 // One communication thread per rank alone calls MPI once the ranks have agreed on their
 // set-up (agree_set_up): it sends queued outcomes to the others and delivers the ones that
 // arrive, early arrivals kept until their ticket asks. Torch-free, MPI-free: the MPI calls
-// live in a module of their own (mpi_transport.hpp).
+// live in fedgrid's MPI module (sim/mpi/mpi_world.hpp).
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -27,16 +27,16 @@
 #include <vector>
 
 #include "sim/jobs/compute.hpp"
-#include "sim/jobs/mpi/mpi_transport.hpp"
+#include "sim/mpi/mpi_world.hpp"
 
 namespace fedgrid {
 
 class JobExchange {
  public:
-  // Loads libfedgrid_mpi_transport.so from fedgrid's own folder and joins the launch
-  // (MPI_Init). Throws std::runtime_error saying why it cannot (no MPI in this build).
+  // Joins the launch through the MPI module (open_mpi_world). Throws std::runtime_error saying
+  // why it cannot (no MPI in this build).
   static std::unique_ptr<JobExchange> open_mpi();
-  explicit JobExchange(std::unique_ptr<MpiTransport> transport);
+  explicit JobExchange(std::unique_ptr<MpiWorld> world);
   // Without finish(): the communication thread is stopped, MPI left as it is (a failing run
   // ends through abort()).
   ~JobExchange();
@@ -128,7 +128,7 @@ class JobExchange {
   void queue(std::vector<char> bytes);
   void note_state(const char* format, uint64_t job);
 
-  std::unique_ptr<MpiTransport> transport_;
+  std::unique_ptr<MpiWorld> world_;
   int rank_ = 0, ranks_ = 1;
   std::mutex mutex_;
   std::condition_variable wake_;
