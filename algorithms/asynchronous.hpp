@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/modes.hpp"
+#include "sim/core/mode_names.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/arrivals.hpp"
 #include "sim/engine/federation.hpp"

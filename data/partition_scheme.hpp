@@ -1,7 +1,7 @@
 #pragma once
 // How the training pool is dealt to hospitals (data.partition.scheme; data/partition.hpp). Its
-// own header so that the scenario's modes (sim/core/modes.hpp, where the names are declared)
-// take the enum without the partitioner.
+// own header so that the scenario's data section (sim/scenario/sections/data.hpp, where the
+// names are declared) takes the enum without the partitioner.
 
 namespace fedgrid::data {
 

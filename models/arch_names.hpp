@@ -1,7 +1,7 @@
 #pragma once
 // Every model architecture fedgrid builds, named once, in the order `fedgrid list models`
 // shows them: the values model.arch and every model choice accept
-// (sim/scenario/keys/model_keys.cpp) and the cost model's table (models/model_cost.cpp), whose
+// (sim/scenario/sections/model_keys.cpp) and the cost model's table (models/model_cost.cpp), whose
 // layer walks follow this order. Header-only and torch-free, so the scenario wing reads it
 // without linking models/.
 //

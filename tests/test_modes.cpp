@@ -1,7 +1,8 @@
-// The scenario's modes (sim/core/modes.hpp): each key's allowed values are its mode's names, a
-// scenario's value is read once into the enum, and the name round-trips; training.fuse's
-// setting (a mode with a count) too. The algorithms' own modes (KeySet::mode) refuse a value
-// that is none of their names the same way.
+// The scenario's modes (each declared with its section, sim/scenario/sections/; the training
+// ones in sim/core/modes.hpp): each key's allowed values are its mode's names, a scenario's
+// value is read once into the enum, and the name round-trips; training.fuse's setting (a mode
+// with a count) too. The algorithms' own modes (KeySet::mode) refuse a value that is none of
+// their names the same way.
 #include <gtest/gtest.h>
 
 #include "sim/core/input_error.hpp"

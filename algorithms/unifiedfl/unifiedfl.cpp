@@ -66,7 +66,7 @@
 #include "algorithms/unifiedfl/theta_training.hpp"
 #include "data/rng.hpp"
 #include "sim/core/input_error.hpp"
-#include "sim/core/modes.hpp"
+#include "sim/core/mode_names.hpp"
 #include "sim/core/seed_streams.hpp"
 #include "sim/engine/federation.hpp"
 #include "sim/engine/kept_state.hpp"

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/modes.hpp"
+#include "sim/core/mode_names.hpp"
 
 namespace fedgrid::compression {
 
-// The method: its names are a mode's (sim/core/modes.hpp), so a scenario key can bind it with
+// The method: its names are a mode's (sim/core/mode_names.hpp), so a scenario key can bind it with
 // bind_mode; the value is the first byte of every encoded update.
 enum class Method : uint8_t { Quantize = 1, TopK = 2, Sign = 3, Zfp = 4 };
 inline constexpr ModeName<Method> kMethods[] = {

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/modes.hpp"
 #include "sim/engine/activity.hpp"
 #include "sim/engine/metric_value.hpp"
+#include "sim/scenario/sections/timing.hpp"
 
 namespace fedgrid {
 

@@ -1,6 +1,6 @@
 #pragma once
 // timing.tcp.*: TCP under timing.network: ns3, as a current Linux host runs it by default. The
-// reasons for each default are in the key reference (sim/scenario/keys/timing_keys.cpp); the
+// reasons for each default are in the key reference (sim/scenario/sections/timing_keys.cpp); the
 // scenario holds these, sim/network/packet_network.cpp hands them to ns-3.
 #include <cstdint>
 #include <string>

@@ -1,11 +1,11 @@
 #pragma once
 // The rules between scenario keys that the per-key table (key_table.hpp: type, bounds, allowed
-// values) cannot express, declared once as a list: each names the keys it relates, the
-// condition under which a scenario breaks it, and the message. scenario.cpp checks them once,
-// when a scenario is loaded (paths resolved, before anything uses it); every broken rule is
-// reported (exit 2), naming its first key where it was set.
+// values) cannot express: each names the keys it relates, the condition under which a scenario
+// breaks it, and the message. Each section declares its own (sim/scenario/sections/); the list
+// joins them in the order problems are reported. scenario.cpp checks them once, when a scenario
+// is loaded (paths resolved, before anything uses it); every broken rule is reported (exit 2),
+// naming its first key where it was set.
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,15 +29,10 @@ struct FigureDrawRule {
 };
 
 const std::vector<CrossKeyRule>& cross_key_rules();
-const std::vector<FigureDrawRule>& figure_draw_rules();
+const std::vector<FigureDrawRule>& figure_draw_rules();  // the platform section's
 
 // Every rule `s` breaks, in the lists' order: the scenario's rules, each task's dataset
 // name, then each drawn figure's rules.
 std::vector<InputProblem> cross_key_problems(const Scenario& s);
-
-// platform.tier_ratio "7:2:1" with platform.hospital_count 30 -> groups of 21 weak, 6 medium,
-// 3 strong (DynamicFL's --device_ratio, weak:medium:strong); nullopt when the text or the count
-// does not fit.
-std::optional<std::vector<HospitalGroup>> tier_ratio_groups(const std::string& text, std::optional<int> count);
 
 }  // namespace fedgrid

@@ -18,7 +18,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "sim/core/modes.hpp"
+#include "sim/core/mode_names.hpp"
 #include "sim/scenario/key_table.hpp"
 #include "sim/scenario/key_values.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -61,8 +61,9 @@ class KeySet {
                   });
   }
   // A mode key: a string whose allowed values are the names of Mode (an enum with its
-  // modes_of table beside it: sim/core/modes.hpp's, or an algorithm's own), so its "is not one
-  // of" message too; read once into the enum field, so nothing downstream compares strings.
+  // modes_of table beside it: a section's, sim/core/modes.hpp's, or an algorithm's own), so its
+  // "is not one of" message too; read once into the enum field, so nothing downstream compares
+  // strings.
   template <class Mode>
   KeySet& mode(const std::string& name, Mode Settings::*field, std::string default_text, std::string description) {
     return bind_mode<Mode>(name, [field](Settings& s) -> Mode& { return s.*field; }, std::move(default_text),

@@ -1,7 +1,7 @@
-// output.*: where a run writes and what.
-#include "sim/scenario/keys/sections.hpp"
+// output.*: its keys; no cross-key rules.
+#include "sim/scenario/sections/parts.hpp"
 
-namespace fedgrid::key_sections {
+namespace fedgrid::sections {
 
 void output_keys(Keys& k) {
   using S = Scenario;
@@ -22,4 +22,4 @@ void output_keys(Keys& k) {
                   "hospital's macro precision, recall, F1 and balanced accuracy in hospitals.csv");
 }
 
-}  // namespace fedgrid::key_sections
+}  // namespace fedgrid::sections

@@ -1,8 +1,7 @@
-// training.*: how a local job trains (optimiser, learning rate, job size) and how fedgrid
-// computes it (device, precision, fusing, threads), which never changes what it costs.
-#include "sim/scenario/keys/sections.hpp"
+// training.*: its keys and its cross-key rules.
+#include "sim/scenario/sections/parts.hpp"
 
-namespace fedgrid::key_sections {
+namespace fedgrid::sections {
 namespace {
 
 // training.mode, surrogate, optimiser, learning rate and its schedule, job size.
@@ -54,7 +53,7 @@ void arithmetic_keys(Keys& k) {
               "Train a round's same-shape hospital jobs as one batched model: off, auto (on a GPU), or K (at most K hospitals per fused job); changes how fedgrid computes, never what the federation costs",
               {},
               [](S& s, const KeyValues& from) {
-                // Text that names no setting is kept for the rule that refuses it (cross_key_rules.cpp).
+                // Text that names no setting is kept for the rule that refuses it (below).
                 if (auto v = from.value<std::string>("training.fuse")) {
                   s.training.fuse_text = *v;
                   if (auto fuse = fuse_named(*v)) s.training.fuse = *fuse;
@@ -76,4 +75,34 @@ void training_keys(Keys& k) {
   arithmetic_keys(k);
 }
 
-}  // namespace fedgrid::key_sections
+Rules training_setting_rules() {
+  using S = const Scenario&;
+  return {
+      {{"training.lr_min", "training.lr", "training.lr_schedule"},
+       [](S s) { return s.training.lr_schedule == LrSchedule::Cosine && s.training.lr_min > s.training.lr; },
+       [](S s) {
+         return "must not exceed training.lr (" + std::to_string(s.training.lr) +
+                "): the cosine schedule decays from lr to lr_min";
+       }},
+      {{"training.fuse"}, [](S s) { return !fuse_named(s.training.fuse_text); },
+       [](S s) {
+         return "expected off, auto or a positive number of hospitals per fused job (e.g. 16), got '" +
+                s.training.fuse_text + "'";
+       }},
+  };
+}
+
+Rules training_use_rules() {
+  using S = const Scenario&;
+  return {
+      // A fused job trains many hospitals' batches as one batched model (sim/jobs/fused/fused_training.hpp),
+      // which draws no augmentation: refused rather than silently unaugmented.
+      {{"training.fuse", "data.augment"},
+       [](S s) { return s.data.augment.on() && s.training.fuse.mode != FuseMode::Off; },
+       says("fused training does not augment its batches: set training.fuse: off to use data.augment")},
+      {{"training.surrogate", "training.mode"},
+       [](S s) { return !s.training.surrogate.empty() && !s.training.timing_only; }, says(kTimingOnly)},
+  };
+}
+
+}  // namespace fedgrid::sections

@@ -1,8 +1,12 @@
-// platform.*: the simulated machines (tier catalog, server, hospital groups or a roster or a
-// SimGrid XML platform) and the backbone every access link joins.
-#include "sim/scenario/keys/sections.hpp"
+// platform.*: its keys, its cross-key rules, the rules of a drawn figure, and the hospital
+// groups a tier ratio makes.
+#include <algorithm>
+#include <sstream>
 
-namespace fedgrid::key_sections {
+#include "sim/scenario/sections/parts.hpp"
+
+namespace fedgrid {
+namespace sections {
 namespace {
 
 // platform.hospitals[].vary.<figure>: one distribution per figure, read whole from its `dist`.
@@ -120,4 +124,106 @@ void platform_keys(Keys& k) {
                     "Backbone latency, s", {.min = 0});
 }
 
-}  // namespace fedgrid::key_sections
+namespace {
+
+// Hospitals come from platform.hospitals, a roster or an XML platform; a tier ratio that fits
+// fills platform.hospitals once the rules hold (scenario.cpp).
+bool hospitals_listed(const Scenario::Platform& p) { return !p.hospitals.empty() || !p.roster.empty() || !p.xml.empty(); }
+
+}  // namespace
+
+Rules platform_hospital_rules() {
+  using S = const Scenario&;
+  return {
+      {{"platform.tier_ratio", "platform.hospitals", "platform.roster", "platform.xml"},
+       [](S s) { return !s.platform.tier_ratio.empty() && hospitals_listed(s.platform); },
+       says("give either platform.tier_ratio or platform.hospitals/roster/xml, not both")},
+      {{"platform.tier_ratio", "platform.hospital_count"},
+       [](S s) {
+         const auto& p = s.platform;
+         return !p.tier_ratio.empty() && !hospitals_listed(p) && !tier_ratio_groups(p.tier_ratio, p.hospital_count);
+       },
+       [](S s) {
+         const auto& p = s.platform;
+         return "expected weak:medium:strong non-negative integers (e.g. 7:2:1) with platform.hospital_count a "
+                "positive multiple of their sum, got '" +
+                p.tier_ratio + "' and " + (p.hospital_count ? std::to_string(*p.hospital_count) : "no count");
+       }},
+      {{"platform.hospital_count", "platform.tier_ratio"},
+       [](S s) { return s.platform.tier_ratio.empty() && s.platform.hospital_count.has_value(); },
+       says("needs platform.tier_ratio")},
+      {{"platform.hospitals", "platform.roster", "platform.xml", "platform.tier_ratio"},
+       [](S s) {
+         const auto& p = s.platform;
+         return !hospitals_listed(p) && !(!p.tier_ratio.empty() && tier_ratio_groups(p.tier_ratio, p.hospital_count));
+       },
+       says("no hospitals: give platform.hospitals, platform.roster or platform.xml")},
+      {{"platform.roster", "platform.hospitals"},
+       [](S s) { return !s.platform.hospitals.empty() && !s.platform.roster.empty(); },
+       says("give either platform.hospitals or platform.roster, not both")},
+  };
+}
+
+Rules platform_xml_rules() {
+  using S = const Scenario&;
+  return {
+      {{"platform.xml_hospitals", "platform.xml"},
+       [](S s) { return s.platform.xml.empty() && !s.platform.xml_hospitals.empty(); },
+       says("is read only with platform.xml")},
+      {{"platform.xml_tiers", "platform.xml"}, [](S s) { return s.platform.xml.empty() && !s.platform.xml_tiers.empty(); },
+       says("is read only with platform.xml")},
+  };
+}
+
+}  // namespace sections
+
+// Each drawn figure names what its distribution needs, and nothing it ignores.
+const std::vector<FigureDrawRule>& figure_draw_rules() {
+  using D = const FigureDraw&;
+  using F = const std::string&;
+  using S = const Scenario&;
+  auto fixed = [](std::string text) { return [text](F) { return text; }; };
+  static const std::vector<FigureDrawRule> rules = {
+      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist == FigureDist::Lognormal && (!d.median || !d.sigma); },
+       fixed("lognormal needs median and sigma")},
+      {{"dist", "min", "max"}, [](D d, F, S) { return d.dist == FigureDist::Uniform && (!d.min || !d.max); },
+       fixed("uniform needs min and max")},
+      {{"dist", "file"}, [](D d, F, S) { return d.dist == FigureDist::Empirical && d.file.empty(); },
+       fixed("empirical needs file (a CSV of observed values)")},
+      {{"dist", "median", "sigma"}, [](D d, F, S) { return d.dist != FigureDist::Lognormal && (d.median || d.sigma); },
+       fixed("median and sigma are lognormal's")},
+      {{"dist", "file", "column"},
+       [](D d, F figure, S) { return d.dist != FigureDist::Empirical && (!d.file.empty() || d.column != figure); },
+       fixed("file and column are empirical's")},
+      {{"min", "max"}, [](D d, F, S) { return d.min && d.max && *d.min > *d.max; }, fixed("min is above max")},
+      {{"dist", "min"},
+       [](D d, F figure, S) { return d.dist == FigureDist::Uniform && d.min && *d.min == 0 && figure != "latency_s"; },
+       [](F figure) { return "min must be positive: " + figure + " 0 is no machine"; }},
+      {{"dist", "training.mode"}, [](D, F figure, S s) { return figure == "samples" && !s.training.timing_only; },
+       fixed(sections::kTimingOnly)},
+  };
+  return rules;
+}
+
+std::optional<std::vector<HospitalGroup>> tier_ratio_groups(const std::string& text, std::optional<int> count) {
+  std::vector<int> parts;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ':');) {
+    if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), ::isdigit)) return std::nullopt;
+    parts.push_back(std::stoi(part));
+  }
+  const int sum = parts.size() == 3 ? parts[0] + parts[1] + parts[2] : 0;
+  if (sum == 0 || !count || *count % sum != 0) return std::nullopt;
+  std::vector<HospitalGroup> groups;
+  const char* tiers[] = {"weak", "medium", "strong"};
+  for (int i = 0; i < 3; ++i)
+    if (parts[size_t(i)] > 0) {
+      HospitalGroup g;
+      g.count = parts[size_t(i)] * (*count / sum);
+      g.tier = tiers[i];
+      groups.push_back(g);
+    }
+  return groups;
+}
+
+}  // namespace fedgrid

@@ -1,8 +1,8 @@
-// model.*: the network every hospital trains, and each tier's own (heterofl, fedrolex, feddf).
+// model.*: its keys, and the model choice readers the platform section shares; no cross-key rules.
 #include "models/arch_names.hpp"
-#include "sim/scenario/keys/sections.hpp"
+#include "sim/scenario/sections/parts.hpp"
 
-namespace fedgrid::key_sections {
+namespace fedgrid::sections {
 
 const std::vector<std::string>& arch_names() {
   static const std::vector<std::string> names = [] {
@@ -61,4 +61,4 @@ void model_keys(Keys& k) {
   }
 }
 
-}  // namespace fedgrid::key_sections
+}  // namespace fedgrid::sections

@@ -1,8 +1,7 @@
-// timing.* (how simulated time is charged: compute and network models) and faults.* (faults
-// in the simulated world, docs/guide/faults.md).
-#include "sim/scenario/keys/sections.hpp"
+// timing.*: its keys and its cross-key rules.
+#include "sim/scenario/sections/parts.hpp"
 
-namespace fedgrid::key_sections {
+namespace fedgrid::sections {
 
 void tcp_keys(Keys& k);
 
@@ -69,30 +68,69 @@ void tcp_keys(Keys& k) {
                     {.min = 0.0001, .max = 10});
 }
 
-void faults_keys(Keys& k) {
-  using S = Scenario;
-  k.group("faults", "Faults in the simulated world: hospitals offline, crashes, degrading links, deadlines (docs/guide/faults.md)")
-      .bind<double>("faults.offline_probability", [](S& s) -> auto& { return s.faults.offline_probability; }, "0",
-                    "Probability that a hospital is offline for a whole round (drawn per hospital and round from the seed)",
-                    {.min = 0, .max = 1, .max_exclusive = true})
-      .bind<std::string>("faults.availability_trace", [](S& s) -> auto& { return s.faults.availability_trace; }, none,
-                         "CSV hospital,online_from_s,online_until_s: a listed hospital (name or glob pattern) is online only inside its intervals")
-      .bind<std::string>("faults.crash_trace", [](S& s) -> auto& { return s.faults.crash_trace; }, none,
-                         "CSV hospital,crash_at_s[,recover_at_s]: the hospital's host goes down at crash_at_s (back at recover_at_s; empty: never)")
-      .bind<double>("faults.crash_rate_per_hour", [](S& s) -> auto& { return s.faults.crash_rate_per_hour; }, "0",
-                    "Crashes per hospital per simulated hour, at exponential intervals drawn from the seed (at most 3600)",
-                    {.min = 0, .max = 3600})
-      .bind<double>("faults.recovery_s", [](S& s) -> auto& { return s.faults.recovery_s; }, "0",
-                    "Seconds a host stays down after a crash drawn from faults.crash_rate_per_hour (0: back at once, only the job is lost)",
-                    {.min = 0})
-      .bind<std::string>("faults.link_trace", [](S& s) -> auto& { return s.faults.link_trace; }, none,
-                         "CSV hospital,time_s,bandwidth_factor[,latency_s]: from time_s on, the hospital's access links (<name>_up/_down) run at factor x their bandwidth")
-      .bind<double>("faults.deadline_s", [](S& s) -> auto& { return s.faults.deadline_s; }, "0",
-                    "An update not reported this many seconds after its round began is late and dropped (relays: the visits not done by then) (0: no deadline)",
-                    {.min = 0})
-      .bind<double>("faults.over_selection", [](S& s) -> auto& { return s.faults.over_selection; }, "0",
-                    "Select (1 + this) x the hospitals a round wants and keep the first that report (Bonawitz et al. 2019)",
-                    {.min = 0});
+Rules timing_compute_rules() {
+  using S = const Scenario&;
+  return {
+      {{"timing.profile", "timing.compute"},
+       [](S s) { return s.timing.compute == ComputeModel::Profile && s.timing.profile.empty(); },
+       says("timing.compute: profile needs the profile (`fedgrid calibrate --out FILE` writes one)")},
+      {{"timing.profile", "timing.compute"},
+       [](S s) { return s.timing.compute != ComputeModel::Profile && !s.timing.profile.empty(); },
+       says("is read only with timing.compute: profile")},
+  };
 }
 
-}  // namespace fedgrid::key_sections
+Rules timing_cohort_rules() {
+  using S = const Scenario&;
+  return {
+      {{"timing.cohorts", "training.mode"}, [](S s) { return s.timing.cohorts && !s.training.timing_only; },
+       says(kTimingOnly)},
+      {{"timing.cohorts", "timing.network"}, [](S s) { return s.timing.cohorts && s.timing.network != NetworkModel::Cm02; },
+       says("needs timing.network: cm02 (under LV08 a representative's RTT weight would differ from its members')")},
+  };
+}
+
+Rules timing_network_rules() {
+  using S = const Scenario&;
+  return {
+      {{"timing.cohorts", "platform.xml"}, [](S s) { return s.timing.cohorts && !s.platform.xml.empty(); },
+       says("works on the built-in star platform, not on platform.xml")},
+      {{"timing.cohorts", "faults"}, [](S s) { return s.timing.cohorts && s.faults.any(); },
+       says("cannot be combined with faults.*: a fault makes a cohort's members differ")},
+      {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == NetworkModel::Fluid && !s.platform.xml.empty(); },
+       says("fluid shares the built-in star's server links; a platform.xml has its own routes (use cm02)")},
+      {{"timing.network", "timing.cohorts"}, [](S s) { return s.timing.network == NetworkModel::Fluid && s.timing.cohorts; },
+       says("fluid and timing.cohorts are two ways to scale: choose one")},
+      {{"timing.network", "faults"}, [](S s) { return s.timing.network == NetworkModel::Fluid && s.faults.any(); },
+       says("fluid cannot cut a transfer half way, as faults.* need (use cm02)")},
+      // ns3 builds its own network from the generated star's figures (sim/network/packet_network.hpp).
+      {{"timing.network", "platform.xml"}, [](S s) { return s.timing.network == NetworkModel::Ns3 && !s.platform.xml.empty(); },
+       says("ns3 builds the generated star packet by packet; a platform.xml's zones and routes are SimGrid's alone (use default or cm02)")},
+      {{"timing.lv08", "timing.network"},
+       [](S s) { return s.timing.network != NetworkModel::Lv08 && !(s.timing.lv08 == Scenario::Timing::Lv08{}); },
+       says("is read only with timing.network: default (LV08)")},
+      {{"timing.tcp", "timing.network"},
+       [](S s) { return s.timing.network != NetworkModel::Ns3 && !(s.timing.tcp == network::TcpSettings{}); },
+       says("is read only with timing.network: ns3 (the flow models have no TCP)")},
+      {{"timing.tcp.receive_buffer_bytes", "timing.tcp.send_buffer_bytes"},
+       [](S s) { return s.timing.tcp.receive_buffer_bytes <= 2 * s.timing.tcp.send_buffer_bytes; },
+       says("must exceed twice timing.tcp.send_buffer_bytes: then the receive window (less the out-of-order bytes "
+            "it holds, at most a send buffer) never meets the flight, where ns-3 3.37 sends an empty segment and "
+            "crashes (its bug 991, fixed after 3.37)")},
+      {{"timing.network", "faults"}, [](S s) { return s.timing.network == NetworkModel::Ns3 && s.faults.any(); },
+       says("ns3 cannot yet cut a connection half way or change a link's rate mid-run, as faults.* need (use cm02)")},
+  };
+}
+
+// A cohort's representative stands for k hospitals on the network, but the server would
+// encode and decode once for all of them.
+Rules timing_compression_rules() {
+  using S = const Scenario&;
+  return {
+      {{"timing.cohorts", "compression"}, [](S s) { return s.timing.cohorts && s.compression.any(); },
+       says("cannot be combined with compression.*: the server encodes and decodes each member's model, "
+            "which a cohort's one representative does not charge")},
+  };
+}
+
+}  // namespace fedgrid::sections

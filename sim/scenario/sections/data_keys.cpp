@@ -1,10 +1,10 @@
-// data.*: the dataset, how its training pool is dealt and split, several tasks, the sites'
-// image shift, and the synthetic dataset's options.
+// data.*: its keys and its cross-key rules.
+#include <cmath>
 #include <initializer_list>
 
-#include "sim/scenario/keys/sections.hpp"
+#include "sim/scenario/sections/parts.hpp"
 
-namespace fedgrid::key_sections {
+namespace fedgrid::sections {
 namespace {
 
 KeySet<DataTask> data_task_keys() {
@@ -171,4 +171,76 @@ void data_keys(Keys& k) {
   synthetic_keys(k);
 }
 
-}  // namespace fedgrid::key_sections
+bool known_dataset(const std::string& ds) {
+  return ds == "synthetic" || ds == "fashion-mnist" || ds.rfind("idx:", 0) == 0 || ds.rfind("npz:", 0) == 0;
+}
+std::string unknown_dataset(const std::string& ds) {
+  return "unknown dataset '" + ds + "' (synthetic | fashion-mnist | idx:<dir> | npz:<file>)";
+}
+
+Rules data_split_rules() {
+  using S = const Scenario&;
+  return {
+      // The folds decide the train and test shares; a share given too would be silently ignored.
+      {{"data.split.train", "data.split.folds"},
+       [](S s) { return s.data.split_folds > 0 && given(s, "data.split.train"); },
+       says("not used with data.split.folds (the folds decide the train and test shares; data.split.val's share of "
+            "the rest is validation)")},
+      {{"data.split.test", "data.split.folds"},
+       [](S s) { return s.data.split_folds > 0 && given(s, "data.split.test"); },
+       says("not used with data.split.folds (the folds decide the train and test shares; data.split.val's share of "
+            "the rest is validation)")},
+      {{"data.split.folds"}, [](S s) { return s.data.split_folds == 1; },
+       says("must be at least 2 (or 0: no cross-validation)")},
+      {{"data.split.fold", "data.split.folds"},
+       [](S s) { return s.data.split_folds >= 2 && s.data.split_fold > s.data.split_folds; },
+       [](S s) {
+         return "must be within 1.." + std::to_string(s.data.split_folds) + ", got " + std::to_string(s.data.split_fold);
+       }},
+      {{"data.split.val", "data.split.folds"}, [](S s) { return s.data.split_folds > 0 && s.data.split_val >= 1; },
+       says("must be < 1 with data.split.folds")},
+      {{"data.split", "data.split.train", "data.split.val", "data.split.test"},
+       [](S s) {
+         return s.data.split_folds == 0 && std::abs(s.data.split_train + s.data.split_val + s.data.split_test - 1.0) > 1e-6;
+       },
+       [](S s) {
+         return "train + val + test must be 1, got " +
+                std::to_string(s.data.split_train + s.data.split_val + s.data.split_test);
+       }},
+      {{"data.split.train"}, [](S s) { return s.data.split_train <= 0; }, says("must be > 0")},
+  };
+}
+
+Rules data_pool_rules() {
+  using S = const Scenario&;
+  return {
+      {{"data.dataset"}, [](S s) { return !known_dataset(s.data.dataset); },
+       [](S s) { return unknown_dataset(s.data.dataset); }},
+      {{"data.label_map", "data.tasks"}, [](S s) { return !s.data.label_map.empty() && !s.data.tasks.empty(); },
+       says("relabels data.dataset; with data.tasks each task's classes key selects its labels")},
+      // data.partition.counts is the counts scheme's whole input: one without the other would either
+      // fail later for want of rows or be silently ignored.
+      {{"data.partition.scheme", "data.partition.counts"},
+       [](S s) { return s.data.partition_scheme == data::PartitionScheme::Counts && s.data.partition_counts.empty(); },
+       says("counts needs data.partition.counts: a row per hospital, a column per class, e.g. [[76, 96], [128, 116]]")},
+      {{"data.partition.counts", "data.partition.scheme"},
+       [](S s) { return s.data.partition_scheme != data::PartitionScheme::Counts && !s.data.partition_counts.empty(); },
+       says("used only with data.partition.scheme: counts")},
+      {{"data.augment.scale_min", "data.augment.scale_max"},
+       [](S s) { return s.data.augment.scale_min > s.data.augment.scale_max; },
+       [](S s) {
+         return "must not exceed data.augment.scale_max (" + std::to_string(s.data.augment.scale_max) +
+                "): the zoom is drawn from [scale_min, scale_max]";
+       }},
+  };
+}
+
+Rules data_timing_only_rules() {
+  using S = const Scenario&;
+  return {
+      {{"data.samples_per_hospital", "training.mode"},
+       [](S s) { return s.data.samples_per_hospital.has_value() && !s.training.timing_only; }, says(kTimingOnly)},
+  };
+}
+
+}  // namespace fedgrid::sections
