@@ -21,7 +21,7 @@ constexpr std::span<const ModeName<LrSchedule>> modes_of(LrSchedule) { return kL
 
 // training.optimizer: SGD with momentum, Adam (weight decay as an L2 term in the gradient), or
 // AdamW (weight decay decoupled from the gradient, Loshchilov and Hutter, ICLR 2019)
-// (sim/jobs/training/epoch_loop.hpp's make_optimizer).
+// (sim/jobs/training/optimizer.hpp, written once for plain and fused jobs).
 enum class Optimizer { Sgd, Adam, AdamW };
 inline constexpr ModeName<Optimizer> kOptimizers[] = {
     {Optimizer::Sgd, "sgd"}, {Optimizer::Adam, "adam"}, {Optimizer::AdamW, "adamw"}};

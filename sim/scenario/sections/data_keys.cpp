@@ -122,7 +122,8 @@ void augment_keys(Keys& k) {
           "scale_min: 0.9, scale_max: 1.1}. One affine transform per sample and epoch (bilinear, zero outside the "
           "image), drawn from the seed, the hospital, the round, the epoch and the sample, so runs stay byte-identical "
           "for any workers or threads; validation and test samples are never augmented. Images only (refused for "
-          "inputs with a side of 1); not with training.fuse; costs no simulated FLOPs; off when every key is at "
+          "inputs with a side of 1); fused jobs augment each member's batches as its own job would; costs no "
+          "simulated FLOPs; off when every key is at "
           "its default")
       .bind<bool>("data.augment.flip", [](S& s) -> auto& { return s.data.augment.flip; }, "false",
                   "Flip each image left-right with probability 1/2")

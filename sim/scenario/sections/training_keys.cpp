@@ -95,11 +95,6 @@ Rules training_setting_rules() {
 Rules training_use_rules() {
   using S = const Scenario&;
   return {
-      // A fused job trains many hospitals' batches as one batched model (sim/jobs/fused/fused_training.hpp),
-      // which draws no augmentation: refused rather than silently unaugmented.
-      {{"training.fuse", "data.augment"},
-       [](S s) { return s.data.augment.on() && s.training.fuse.mode != FuseMode::Off; },
-       says("fused training does not augment its batches: set training.fuse: off to use data.augment")},
       {{"training.surrogate", "training.mode"},
        [](S s) { return !s.training.surrogate.empty() && !s.training.timing_only; }, says(kTimingOnly)},
   };
