@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fedgrid_outputs import (InputError, format_value, load_run, load_runs, load_sweep,  # noqa: E402
                              make_out_dir, markdown_cell, metric_label, safe_name, targets_kind)
 from plot_bytes_by_tier import plot_bytes_by_tier  # noqa: E402
+from plot_critical_path import plot_critical_path  # noqa: E402
 from plot_run import plot_accuracy, plot_bytes_per_round  # noqa: E402
 from plot_sweep import default_metrics, plot_axis, table_markdown, write_table  # noqa: E402
 from plot_tiers import plot_tier_accuracy  # noqa: E402
@@ -95,6 +96,9 @@ def run_figures(runs, out):
                     f"bytes_by_tier{suffix}.png")
         figures.add(f"Timeline, rounds {first}-{last}: {run.label}", plot_timeline, run, first, last,
                     os.path.join(out, f"timeline{suffix}.png"))
+        if "cp_idle_s" in run.rounds:  # output.critical_path
+            figures.add(f"What ended each round: {run.label}", plot_critical_path, run, out,
+                        f"critical_path{suffix}.png")
     return figures
 
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -98,6 +99,20 @@ inline std::vector<std::string> cells(const std::string& line) {
   for (std::string c; std::getline(ss, c, ',');) out.push_back(c);
   if (!line.empty() && line.back() == ',') out.push_back("");
   return out;
+}
+
+// A CSV file of a run (rounds.csv, hospitals.csv) as rows of column -> cell.
+inline std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
+  const auto all = lines(read_file(path));
+  std::vector<std::map<std::string, std::string>> rows;
+  if (all.empty()) return rows;
+  const auto header = cells(all.front());
+  for (size_t i = 1; i < all.size(); ++i) {
+    const auto row = cells(all[i]);
+    auto& r = rows.emplace_back();
+    for (size_t c = 0; c < header.size() && c < row.size(); ++c) r[header[c]] = row[c];
+  }
+  return rows;
 }
 
 // One row of a run's events.csv, in its column order.

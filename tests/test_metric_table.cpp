@@ -102,7 +102,7 @@ LedgerRun run_two_rounds(const std::string& tag, Switches on, const std::vector<
   const auto metrics = std::make_shared<const RunMetrics>(scenario, round_columns, hospital_columns);
   RunInfo info{scenario.name, "fedavg", scenario.seed, kTiers, {"server", "h0", "h1"}, metrics};
   recorder.on_start(info);
-  RoundLedger ledger(scenario, {{0, "h0", "weak"}, {1, "h1", "strong"}}, kTiers, {&recorder}, {}, metrics);
+  RoundLedger ledger(scenario, "server", {{0, "h0", "weak"}, {1, "h1", "strong"}}, kTiers, {&recorder}, {}, metrics);
   for (int round = 1; round <= 2; ++round) {
     ledger.count_transfer(round, -1, 0, 100, 1, 0.5);
     ledger.count_transfer(round, 1, -1, 40, 1, 0.25);
@@ -203,7 +203,8 @@ TEST(MetricTable, GatesAreDeclaredWithTheirMetrics) {
       {"output.site_metrics", {"output.site_metrics=true"}},
       {"faults.*", {"faults.offline_probability=0.1"}},
       {"stop.patience", {"stop.patience=2"}},
-      {"compression.*", {"compression.uplink.method=quantize"}}};
+      {"compression.*", {"compression.uplink.method=quantize"}},
+      {"output.critical_path", {"output.critical_path=true"}}};
   const Scenario plain = builtin_quickstart();
   std::set<std::string> keys;
   for (const auto& m : metric_table()) {
@@ -248,7 +249,7 @@ TEST(MetricTable, RegisteredAlgorithmColumnsFollowTheStandardOnes) {
   EXPECT_TRUE(ends_with(hospitals[2], ",x")) << hospitals[2];
   // A column the algorithm did not register is refused.
   const Scenario scenario = builtin_quickstart();
-  RoundLedger ledger(scenario, {{0, "h0", "weak"}}, kTiers, {}, {},
+  RoundLedger ledger(scenario, "server", {{0, "h0", "weak"}}, kTiers, {}, {},
                      std::make_shared<const RunMetrics>(scenario, std::vector<std::string>{"merge"}));
   EXPECT_THROW(ledger.note(1, -1, "clusters", "2"), std::logic_error);
 }

@@ -31,6 +31,7 @@
 #include "sim/scenario/key_table.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/sweep/mpi_ranks.hpp"
+#include "sim/sweep/plan.hpp"
 #include "sim/sweep/sweep.hpp"
 
 namespace fedgrid {
@@ -112,6 +113,31 @@ int sweep(const Args& a) {
     throw InputError(a.positional.at(0), 0, "", e.what());
   }
   return sweep_command(a.positional.at(0), request, self.string(), *ranks);
+}
+
+int plan(const Args& a) {
+  if (a.vary.empty()) throw UsageError("plan", "plan needs --vary KEY=LO..HI");
+  if (a.target.empty()) throw UsageError("plan", "plan needs --target 'FIGURE <= X' (or >=)");
+  PlanRequest request{a.positional.at(0), a.vary, a.target, a.overrides, a.out, a.jobs};
+  try {
+    size_t used = 0;
+    request.tolerance = std::stod(a.tolerance, &used);
+    if (used != a.tolerance.size() || !(request.tolerance > 0 && request.tolerance < 1)) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw UsageError("plan", "--tolerance takes a number in (0, 1), got '" + a.tolerance + "'");
+  }
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  std::string out;
+  const int code = plan_command(request, self.string(), out);
+  // The figure: analysis/plot_plan.py, where the sources and Debian's matplotlib are at hand.
+  const std::string script = std::string(FEDGRID_SOURCE_DIR) + "/analysis/plot_plan.py";
+  if (code == 0 && out.find('\'') == std::string::npos && std::filesystem::exists(script) &&
+      std::filesystem::exists("/usr/bin/python3")) {
+    const std::string command = "/usr/bin/python3 '" + script + "' '" + out + "' >/dev/null";
+    if (std::system(command.c_str()) != 0)
+      fmt::print(stderr, "fedgrid: warning: the plan's figure was not drawn ({} {})\n", script, out);
+  }
+  return code;
 }
 
 int validate_one(const Args& a) {
@@ -264,6 +290,7 @@ int run_command(const Args& a) {
     return 0;
   }
   if (a.command == "sweep") return sweep(a);
+  if (a.command == "plan") return plan(a);
   if (a.command == "calibrate") return calibrate(a);
   throw std::logic_error("no action for command '" + a.command + "'");
 }

@@ -118,6 +118,22 @@ const std::vector<Command>& commands() {
              "run again the cells an earlier run of this sweep recorded as failed (kept otherwise)");
          declare_out(d, "the sweep's folder (default: the sweep file's `out:`, else results/sweeps/NAME)");
        }},
+      {"plan",
+       "plan SCENARIO --vary KEY=LO..HI --target 'FIGURE <= X' [--set ...] [--jobs N]\n"
+       "          [--tolerance R] [--out DIR]",
+       "the largest (or smallest) value of one key that meets a target", 1, 1, "one SCENARIO",
+       [](po::options_description& d) {
+         declare_set(d);
+         d.add_options()("vary", po::value<std::string>()->value_name("KEY=LO..HI"),
+                         "the key to search and its range, e.g. platform.hospitals[0].count=10..100000")(
+             "target", po::value<std::string>()->value_name("'FIGURE <= X'"),
+             "what must hold: FIGURE <= X or >= X; FIGURE is round_time_s, max_round_time_s, mean(COLUMN) or "
+             "max(COLUMN) of rounds.csv, or a summary.json key")(
+             "jobs", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"), "runs at once")(
+             "tolerance", po::value<std::string>()->value_name("R")->default_value("0.001"),
+             "a real key's answer: the bracket's width relative to its ends (integer keys: exact)");
+         declare_out(d, "the plan's folder (default: results/plans/NAME)");
+       }},
       {"calibrate",
        "calibrate [--models LIST] [--batch-sizes LIST] [--threads N] [--device-name NAME]\n"
        "          [--out FILE] [--copies N] [--cpu-share LIST] [--cpu-period-us P] [--seconds T]",
@@ -318,6 +334,9 @@ Args parse_command_line(int argc, char** argv) {
   if (vm.count("cpu-share")) a.cpu_shares = vm["cpu-share"].as<std::string>();
   if (vm.count("cpu-period-us")) a.cpu_period_us = vm["cpu-period-us"].as<PositiveInt>().value;
   if (vm.count("seconds")) a.seconds = vm["seconds"].as<std::string>();
+  if (vm.count("vary")) a.vary = vm["vary"].as<std::string>();
+  if (vm.count("target")) a.target = vm["target"].as<std::string>();
+  if (vm.count("tolerance")) a.tolerance = vm["tolerance"].as<std::string>();
   if (c && !a.help && !a.version && (a.positional.size() < c->min_args || a.positional.size() > c->max_args)) {
     std::string given;
     for (const auto& p : a.positional) given += " '" + p + "'";

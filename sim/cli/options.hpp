@@ -35,6 +35,8 @@ struct Args {
   int copies = 1;
   std::optional<std::string> cpu_shares, seconds;
   int cpu_period_us = 10000;
+  // plan: the key and range, the target, a real key's tolerance (raw; plan.cpp checks them).
+  std::string vary, target, tolerance = "0.001";
 };
 
 // Parses argv; throws UsageError naming what is wrong. Only the global options (--log-level,

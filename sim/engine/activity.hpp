@@ -16,6 +16,9 @@ struct Activity {
   int64_t bytes = 0;
   double flops = 0;
   int round = 0;
+  // A transfer's duration had it been alone on its route, for output.critical_path's contention
+  // (< 0: not computed, or no closed form under the network model: timing.network ns3).
+  double alone_s = -1;
 };
 
 class Node;

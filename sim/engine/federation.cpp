@@ -107,8 +107,8 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
   mail_ = std::make_unique<PeerMail>();
   // The run's metric table, built once: the ledger computes it, the observers write it.
   metrics_ = std::make_shared<const RunMetrics>(world.scenario, world.round_columns, world.hospital_columns);
-  ledger_ = std::make_unique<RoundLedger>(world.scenario, std::move(rows), tiers_, observers, [this] { mail_->close(); },
-                                          metrics_);
+  ledger_ = std::make_unique<RoundLedger>(world.scenario, server_->name(), std::move(rows), tiers_, observers,
+                                          [this] { mail_->close(); }, metrics_);
   guards_ = std::make_unique<FaultGuards>(world.scenario, hospitals(), *ledger_, *mail_);
   auto record = [this](const Activity& a, const Node* from, const Node* to) { this->record(a, from, to); };
   transport_ = make_transport(world, *guards_, *tags_, record);  // fluid refuses a narrow backbone here
@@ -222,7 +222,10 @@ void Federation::record(const Activity& activity, const Node* from, const Node* 
   if (from) a.host = label(from);
   if (to) a.peer = label(to);
   if (a.kind == "send") ledger_->count_transfer(a.round, from->id(), to->id(), a.bytes, k, a.end_s - a.start_s);
-  ledger_->round(a.round).activities.push_back(std::move(a));
+  auto& state = ledger_->round(a.round);
+  for (const Node* n : {from, to})  // a cohort's members take the acting hospital's figures (parallel_round.cpp)
+    if (n && !n->is_server()) state.stats[size_t(n->id())].last_end_s = std::max(state.stats[size_t(n->id())].last_end_s, a.end_s);
+  state.activities.push_back(std::move(a));
 }
 
 const Model& Federation::send(Node& from, Node& to, const Model& model) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/engine/critical_path.hpp"
 #include "sim/engine/observer.hpp"
 #include "sim/engine/scores.hpp"
 #include "sim/engine/round_state.hpp"
@@ -102,6 +103,14 @@ const Gate Site{"output.site_metrics", [](const Scenario& s) { return s.output.s
 const Gate Faults{"faults.*", [](const Scenario& s) { return s.faults.any(); }};
 const Gate Patience{"stop.patience", [](const Scenario& s) { return s.stop.patience > 0; }};
 const Gate Compression{"compression.*", [](const Scenario& s) { return s.compression.any(); }};
+const Gate Critical{"output.critical_path", [](const Scenario& s) { return s.output.critical_path; }};
+
+// A phase of the round's critical path (critical_path.hpp); computed only where the gate is open.
+MetricDecl critical_phase(std::string name, double CriticalPath::*phase, std::string doc) {
+  return real_metric(std::move(name), Scope::Round,
+                     [phase](In in, size_t) { return in.path ? std::optional(in.path->*phase) : std::nullopt; }, {},
+                     std::move(doc), Critical, 9);
+}
 
 // The table. Column order is the output contract (docs/guide/outputs.md); summary.json orders
 // its entries by Recorder's layout (recorder.cpp), a new entry following the listed ones.
@@ -187,6 +196,24 @@ std::vector<MetricDecl> declared() {
       real_metric("val_accuracy", R, [](In in, size_t) { return in.scores.val_accuracy; }, {},
            "accuracy on the hospitals' validation splits (pooled; local models: mean over hospitals of their own)",
            Patience),
+      // output.critical_path: what ended the round, its duration split along the chain.
+      {"cp_host", R, MetricKind::Text, 0, Critical,
+       [](In in, size_t) { return in.path ? MetricValue(in.path->host) : MetricValue(); }, {},
+       "what ended the round: the hospital its critical path passed through (server: none)"},
+      critical_phase("cp_downlink_s", &CriticalPath::downlink_s, "critical path: server -> hospital transfers"),
+      critical_phase("cp_compute_s", &CriticalPath::compute_s, "critical path: hospitals' compute"),
+      critical_phase("cp_uplink_s", &CriticalPath::uplink_s, "critical path: hospital -> server transfers"),
+      critical_phase("cp_peer_s", &CriticalPath::peer_s, "critical path: hospital -> hospital transfers"),
+      critical_phase("cp_server_s", &CriticalPath::server_s, "critical path: the server's work"),
+      critical_phase("cp_idle_s", &CriticalPath::idle_s,
+                     "critical path: waits between its activities (the six cp_*_s sum to the round)"),
+      real_metric("cp_contention_s", R,
+           [](In in, size_t) {
+             return in.path && in.path->contention_s >= 0 ? std::optional(in.path->contention_s) : std::nullopt;
+           },
+           {}, "of the critical path's transfer time, what sharing links added to each transfer alone on its route "
+               "(empty under timing.network: ns3)",
+           Critical, 9),
 
       // hospitals.csv
       integer_metric("round", H, [](In in, size_t) { return in.round; }, {}, "the round"),
@@ -230,6 +257,13 @@ std::vector<MetricDecl> declared() {
            Site),
       real_metric("balanced_acc", H, [](In in, size_t h) { return site_bacc(in, h); }, {},
            "its model on its own split: balanced accuracy", Site),
+      real_metric("idle_s", H,
+           [](In in, size_t h) {
+             const double end = stats(in, h).last_end_s;
+             return end >= 0 ? std::optional(std::max(0.0, in.now - end)) : std::nullopt;
+           },
+           {}, "from the end of its last activity in the round to the round's end; empty when it did nothing",
+           Critical, 9),
 
       // summary.json only
       integer_metric("bytes_total", S,

@@ -21,6 +21,7 @@ struct Scenario;
 struct Scores;
 struct RoundState;
 struct LedgerRow;
+struct CriticalPath;
 
 // Round: a column of rounds.csv; Hospital: a column of hospitals.csv; Summary: computed each
 // round like a round's figure but written only as summary.json entries.
@@ -56,6 +57,7 @@ struct RoundInputs {
   const std::vector<LedgerRow>& hospitals;  // by hospital id
   const std::vector<std::string>& tiers;    // present, catalog order
   int64_t hospitals_lost = 0;  // hospitals that lost a job to a crash so far in the run
+  const CriticalPath* path = nullptr;  // output.critical_path: what ended the round
 };
 
 // A summary.json entry of a metric: its key ("a.b": entry b of object a) and reduction.

@@ -8,14 +8,16 @@
 #include <utility>
 
 #include "sim/engine/crash_points.hpp"
+#include "sim/engine/critical_path.hpp"
 #include "sim/engine/state_file.hpp"
 #include "sim/engine/summary_state.hpp"
 
 namespace fedgrid {
-RoundLedger::RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
-                         std::vector<Observer*> observers, std::function<void()> on_stop,
+RoundLedger::RoundLedger(const Scenario& scenario, std::string server, std::vector<LedgerRow> hospitals,
+                         std::vector<std::string> tiers, std::vector<Observer*> observers, std::function<void()> on_stop,
                          std::shared_ptr<const RunMetrics> metrics)
     : scenario_(scenario),
+      server_(std::move(server)),
       hospitals_(std::move(hospitals)),
       tiers_(std::move(tiers)),
       observers_(std::move(observers)),
@@ -116,7 +118,18 @@ void RoundLedger::report(int round, const Scores& scores, double now, double ene
     return;
   }
   close_activities(round, state);
-  const RoundInputs in{round, now, energy_j, num_classes, scores, state, hospitals_, tiers_, int64_t(crashed_.size())};
+  RoundInputs in{round, now, energy_j, num_classes, scores, state, hospitals_, tiers_, int64_t(crashed_.size())};
+  // output.critical_path: the chain back to the previous report (the run's start for the first).
+  std::optional<CriticalPath> path;
+  if (scenario_.output.critical_path) {
+    const double start = summary_.rounds > 0 ? summary_.sim_time_s : 0.0;
+    path = critical_path(state.activities, start, now, server_);
+    const double split = path->downlink_s + path->compute_s + path->uplink_s + path->peer_s + path->server_s + path->idle_s;
+    if (std::abs(split - (now - start)) > 1e-9)
+      throw std::logic_error("round " + std::to_string(round) + "'s critical path sums to " + std::to_string(split) +
+                             " s, not its " + std::to_string(now - start) + " s");
+    in.path = &*path;
+  }
   const RunMetrics& table = *metrics_;
   RoundReport r;
   r.round = round;
@@ -231,6 +244,8 @@ const HospitalColumn<int64_t> kHospitalCounters[] = {
 const HospitalColumn<double> kHospitalFigures[] = {
     {"compute_s", [](const HospitalStats& s) { return s.compute_s; }, [](HospitalStats& s, double v) { s.compute_s = v; }},
     {"comm_s", [](const HospitalStats& s) { return s.comm_s; }, [](HospitalStats& s, double v) { s.comm_s = v; }},
+    {"last_end_s", [](const HospitalStats& s) { return s.last_end_s; },
+     [](HospitalStats& s, double v) { s.last_end_s = v; }},
     {"train_loss", [](const HospitalStats& s) { return s.train_loss.value_or(0); },
      [](HospitalStats& s, double v) {
        if (s.train_loss) s.train_loss = v;
@@ -245,12 +260,13 @@ void RoundLedger::save(StateWriter& out) const {
     open.push_back(r);
     const std::string key = "ledger.round." + std::to_string(r);
     const auto& as = state.activities;
-    std::vector<double> start, end, flops;
+    std::vector<double> start, end, flops, alone;
     std::vector<int64_t> bytes, round;
     for (const auto& a : as)
       start.push_back(a.start_s), end.push_back(a.end_s), flops.push_back(a.flops), bytes.push_back(a.bytes),
-          round.push_back(a.round);
+          round.push_back(a.round), alone.push_back(a.alone_s);
     out.put(key + ".start", start), out.put(key + ".end", end), out.put(key + ".flops", flops);
+    out.put(key + ".alone", alone);
     out.put(key + ".bytes", bytes), out.put(key + ".round", round);
     out.put(key + ".host", joined(as, &Activity::host)), out.put(key + ".kind", joined(as, &Activity::kind));
     out.put(key + ".peer", joined(as, &Activity::peer));
@@ -287,11 +303,14 @@ void RoundLedger::restore(const StateReader& in) {
     const auto bytes = in.integers(key + ".bytes"), round_of = in.integers(key + ".round");
     const auto host = lines(in.text(key + ".host")), kind = lines(in.text(key + ".kind")),
                peer = lines(in.text(key + ".peer"));
+    // Checkpoints written before output.critical_path kept no alone times.
+    const auto alone = in.has(key + ".alone") ? in.reals(key + ".alone") : std::vector<double>(start.size(), -1);
     for (size_t i = 0; i < start.size(); ++i)
       state.activities.push_back({start[i], end[i], host.at(i), kind.at(i), peer.at(i), bytes.at(i), flops.at(i),
-                                  int(round_of.at(i))});
+                                  int(round_of.at(i)), alone.at(i)});
     for (const auto& c : kHospitalCounters) c.load(in.integers(key + ".stats." + c.name), state.stats);
-    for (const auto& c : kHospitalFigures) c.load(in.reals(key + ".stats." + c.name), state.stats);
+    for (const auto& c : kHospitalFigures)  // (checkpoints before output.critical_path kept no last_end_s)
+      if (in.has(key + ".stats." + c.name)) c.load(in.reals(key + ".stats." + c.name), state.stats);
     const auto losses = lines(in.text(key + ".stats.loss"));
     for (size_t h = 0; h < state.stats.size(); ++h) state.stats[h].loss = losses.at(h);
     for (const auto& [name, member] : kRoundCounters) state.*member = in.integer(key + "." + name);

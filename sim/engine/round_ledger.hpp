@@ -25,7 +25,8 @@ class RoundLedger {
   // `on_stop` runs once a stop condition is met while rounds are under way (pipelined
   // hospitals end, waits for peer models return empty).
   // `metrics`: the run's table (built once, handed to the observers too).
-  RoundLedger(const Scenario& scenario, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
+  // `server`: the server host's name, where a round's critical path starts (output.critical_path).
+  RoundLedger(const Scenario& scenario, std::string server, std::vector<LedgerRow> hospitals, std::vector<std::string> tiers,
               std::vector<Observer*> observers, std::function<void()> on_stop,
               std::shared_ptr<const RunMetrics> metrics);
   // Notes `value` in `column`, one of the algorithm's own columns (RunMetrics::algorithm_columns),
@@ -79,6 +80,7 @@ class RoundLedger {
   bool keeps(int round, const Scores& scores);
 
   const Scenario& scenario_;
+  std::string server_;
   std::vector<LedgerRow> hospitals_;
   std::vector<std::string> tiers_;
   std::vector<Observer*> observers_;

@@ -17,6 +17,7 @@ struct HospitalStats {
   int epochs = 0;
   std::optional<double> train_loss;
   double compute_s = 0, comm_s = 0;
+  double last_end_s = -1;  // when its last activity of the round ended (-1: none), for idle_s
   int64_t bytes_up = 0, bytes_down = 0;
   bool took_part = false;
   std::optional<int> staleness;  // an asynchronous update applied this round (the largest)

@@ -2,9 +2,12 @@
 #include "sim/engine/sim_clock.hpp"
 
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 #include <stdexcept>
 
 #include "sim/engine/actor_tags.hpp"
@@ -19,10 +22,50 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
+// A transfer's duration alone on its route (output.critical_path's contention), by the rule the
+// network model applies to a lone flow: latency_factor x the route's latency + bytes / its rate,
+// the rate bandwidth_factor x the narrowest link, capped by TCP-gamma / (2 x latency) and, with
+// cross-traffic, by the reverse route's links carrying 0.05 of it (SimGrid's LV08 defaults; CM02
+// and fluid: factors 1, neither cap). Not computed unless asked; none under ns3.
+class AloneTime {
+ public:
+  explicit AloneTime(const Scenario& s) : on_(s.output.critical_path && s.timing.network != NetworkModel::Ns3) {
+    if (s.timing.network != NetworkModel::Lv08) return;
+    latency_factor_ = s.timing.lv08.latency_factor, bandwidth_factor_ = s.timing.lv08.bandwidth_factor;
+    gamma_ = simgrid::config::get_value<double>("network/TCP-gamma");
+    cross_traffic_ = simgrid::config::get_value<bool>("network/crosstraffic");
+  }
+  double operator()(const Node& from, const Node& to, int64_t bytes) const {
+    if (!on_) return -1;
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    from.host()->route_to(to.host(), links, &latency);
+    double rate = narrowest(links) * bandwidth_factor_;
+    if (gamma_ > 0 && latency > 0) rate = std::min(rate, gamma_ / (2 * latency));
+    if (cross_traffic_) {
+      std::vector<sg4::Link*> back;
+      double back_latency = 0;
+      to.host()->route_to(from.host(), back, &back_latency);
+      rate = std::min(rate, narrowest(back) * bandwidth_factor_ / 0.05);
+    }
+    return latency_factor_ * latency + double(bytes) / rate;
+  }
+
+ private:
+  static double narrowest(const std::vector<sg4::Link*>& links) {
+    double bps = std::numeric_limits<double>::infinity();
+    for (const sg4::Link* l : links) bps = std::min(bps, l->get_bandwidth());
+    return bps;
+  }
+  bool on_;
+  double latency_factor_ = 1, bandwidth_factor_ = 1, gamma_ = 0;
+  bool cross_traffic_ = false;
+};
 
 class PlainTransport : public Transport {
  public:
-  PlainTransport(const ActorTags& tags, RecordActivity record) : tags_(tags), record_(std::move(record)) {}
+  PlainTransport(const Scenario& scenario, const ActorTags& tags, RecordActivity record)
+      : alone_(scenario), tags_(tags), record_(std::move(record)) {}
   void send(Node& from, Node& to, int64_t bytes) override {
     const double start = sim_now();
     sg4::Comm::sendto(from.host(), to.host(), uint64_t(bytes));
@@ -31,10 +74,13 @@ class PlainTransport : public Transport {
 
  protected:
   void sent(Node& from, Node& to, double start, int64_t bytes) {
-    record_({start, sim_now(), from.name(), "send", to.name(), bytes, 0.0, tags_.round()}, &from, &to);
+    Activity a{start, sim_now(), from.name(), "send", to.name(), bytes, 0.0, tags_.round()};
+    a.alone_s = alone_(from, to, bytes);
+    record_(a, &from, &to);
   }
 
  private:
+  AloneTime alone_;
   const ActorTags& tags_;
   RecordActivity record_;
 };
@@ -43,8 +89,8 @@ class PlainTransport : public Transport {
 // counted, and the hospital's work is lost.
 class GuardedTransport : public PlainTransport {
  public:
-  GuardedTransport(FaultGuards& guards, const ActorTags& tags, RecordActivity record)
-      : PlainTransport(tags, std::move(record)), guards_(guards) {}
+  GuardedTransport(const Scenario& scenario, FaultGuards& guards, const ActorTags& tags, RecordActivity record)
+      : PlainTransport(scenario, tags, std::move(record)), guards_(guards) {}
   void send(Node& from, Node& to, int64_t bytes) override {
     Guard* guard = guards_.here();
     if (!guard) return PlainTransport::send(from, to, bytes);
@@ -65,7 +111,7 @@ class GuardedTransport : public PlainTransport {
 class FluidTransport : public PlainTransport {
  public:
   FluidTransport(const World& world, const ActorTags& tags, RecordActivity record)
-      : PlainTransport(tags, std::move(record)), scenario_(world.scenario) {
+      : PlainTransport(world.scenario, tags, std::move(record)), scenario_(world.scenario) {
     // The fluid model shares the server's links only: the backbone they both cross must never
     // be the narrower one.
     const auto& p = world.platform;
@@ -99,7 +145,8 @@ class FluidTransport : public PlainTransport {
 // host 1 + i hospital i, each attached as the generated star attaches it.
 class PacketTransport : public PlainTransport {
  public:
-  PacketTransport(const World& world, const ActorTags& tags, RecordActivity record) : PlainTransport(tags, std::move(record)) {
+  PacketTransport(const World& world, const ActorTags& tags, RecordActivity record)
+      : PlainTransport(world.scenario, tags, std::move(record)) {
     const auto& p = world.platform;
     const auto& s = world.scenario;
     // The star's backbone becomes a latency in ns-3: refused where its bandwidth could bind.
@@ -136,8 +183,8 @@ std::unique_ptr<Transport> make_transport(const World& world, FaultGuards& guard
                                           RecordActivity record) {
   if (world.scenario.timing.network == NetworkModel::Fluid) return std::make_unique<FluidTransport>(world, tags, std::move(record));
   if (world.scenario.timing.network == NetworkModel::Ns3) return std::make_unique<PacketTransport>(world, tags, std::move(record));
-  if (guards.any()) return std::make_unique<GuardedTransport>(guards, tags, std::move(record));
-  return std::make_unique<PlainTransport>(tags, std::move(record));
+  if (guards.any()) return std::make_unique<GuardedTransport>(world.scenario, guards, tags, std::move(record));
+  return std::make_unique<PlainTransport>(world.scenario, tags, std::move(record));
 }
 
 }  // namespace fedgrid

@@ -19,7 +19,12 @@ void output_keys(Keys& k) {
       .bind<bool>("output.site_metrics", [](S& s) -> auto& { return s.output.site_metrics; }, "false",
                   "Per-site figures (each hospital's model on its own test split): macro-F1, balanced accuracy and AUROC, "
                   "mean and worst site, as site_* columns of rounds.csv and final_site in summary.json; each "
-                  "hospital's macro precision, recall, F1 and balanced accuracy in hospitals.csv");
+                  "hospital's macro precision, recall, F1 and balanced accuracy in hospitals.csv")
+      .bind<bool>("output.critical_path", [](S& s) -> auto& { return s.output.critical_path; }, "false",
+                  "What ended each round: the chain of activities walked back from its report, as cp_* columns "
+                  "of rounds.csv (the hospital it passed through; its time split into downlink, compute, uplink, peer, "
+                  "server and idle, summing to the round; the transfers' contention), and each hospital's idle_s in "
+                  "hospitals.csv (docs/guide/capacity-planning.md)");
 }
 
 }  // namespace fedgrid::sections

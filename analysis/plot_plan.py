@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""The figure of a `fedgrid plan`: the target's figure against the varied key at every point the
+search ran, the target's line, the answer marked, and each point coloured by the largest phase
+of its rounds' critical path (where the scenario sets output.critical_path). Reads PLAN_DIR's
+plan.csv and plan.json; writes PLAN_DIR/plan.png (or --out).
+
+usage: analysis/plot_plan.py PLAN_DIR [--out FILE]
+Uses Debian's python3-matplotlib and python3-pandas (hence /usr/bin/python3).
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+COLOURS = {"downlink": "tab:orange", "compute": "tab:green", "uplink": "tab:blue", "peer": "tab:purple",
+           "server": "tab:red", "idle": "grey", "": "black"}
+
+
+def plot_plan(folder, out=None):
+    with open(os.path.join(folder, "plan.json")) as f:
+        plan = json.load(f)
+    points = pd.read_csv(os.path.join(folder, "plan.csv"), keep_default_na=False)
+    points = points[points["figure"] != ""].copy()
+    points["figure"] = points["figure"].astype(float)
+    points = points.sort_values("value")
+    figure, _, threshold = plan["target"].rpartition(" ")
+    figure = figure.rsplit(" ", 1)[0]
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    ax.plot(points["value"], points["figure"], color="lightgrey", zorder=1)
+    for phase, group in points.groupby(points["bottleneck"].astype(str)):
+        ax.scatter(group["value"], group["figure"], color=COLOURS.get(phase, "black"), zorder=2,
+                   label=f"bottleneck: {phase}" if phase else "run")
+    ax.axhline(float(threshold), color="tab:red", linestyle="--", linewidth=1, label=plan["target"])
+    if plan.get("answer") is not None:
+        ax.axvline(plan["answer"], color="black", linestyle=":", linewidth=1, label=f"answer: {plan['answer']:g}")
+    low, high = plan["range"]
+    if low > 0 and high / low >= 100:
+        ax.set_xscale("log")
+    ax.set_xlabel(plan["key"])
+    ax.set_ylabel(figure)
+    verdict = plan["verdict"] if plan.get("monotone", True) else "not monotone: the answer is a bracket"
+    ax.set_title(f"{os.path.basename(os.path.normpath(folder))}: {verdict}, {plan['runs']} runs", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    path = out or os.path.join(folder, "plan.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("plan", help="a plan's folder (holds plan.csv and plan.json)")
+    parser.add_argument("--out", default=None, help="the PNG to write (default: PLAN_DIR/plan.png)")
+    args = parser.parse_args(argv)
+    try:
+        print(plot_plan(args.plan, args.out))
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: {args.plan}: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
