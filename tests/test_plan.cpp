@@ -116,6 +116,25 @@ TEST(Plan, TheLargestHospitalCountMatchesTheClosedForm) {
   EXPECT_GT(test::lines(test::read_file(dir + "/plan/plan.csv")).size(), 3u);
 }
 
+// The server's links are keys (platform.server.uplink_bps, downlink_bps): four hospitals' round on
+// the same star with the server's uplink doubled takes S N / B less on the way down.
+TEST(Plan, TheServersLinksAreKeys) {
+  const std::string dir = test::temp_dir("plan-server");
+  const std::string file = star(dir);
+  const auto base = test::run_fedgrid("run " + file + " --set 'platform.hospitals[0].count=4' --out " + dir + "/base");
+  ASSERT_EQ(base.exit_code, 0) << base.output;
+  const auto faster = test::run_fedgrid("run " + file + " --set 'platform.hospitals[0].count=4' --set platform.server.uplink_bps=2e7 --out " +
+                                        dir + "/faster");
+  ASSERT_EQ(faster.exit_code, 0) << faster.output;
+  const auto a = test::read_csv(dir + "/base/rounds.csv").at(0), b = test::read_csv(dir + "/faster/rounds.csv").at(0);
+  const double S = std::stod(a.at("bytes_down")) / 4;
+  EXPECT_NEAR(std::stod(a.at("sim_time_s")) - std::stod(b.at("sim_time_s")), S * 4 / (1e7 / 8) - S * 4 / (2e7 / 8), 1e-6);
+  const auto xml = test::run_fedgrid("validate " + file + " --set platform.xml=some.xml --set platform.server.uplink_bps=2e7");
+  EXPECT_EQ(xml.exit_code, 2) << xml.output;
+  EXPECT_NE(xml.output.find("key 'platform.server.uplink_bps': overrides the generated star's server"), std::string::npos)
+      << xml.output;
+}
+
 TEST(Plan, BadInputExitsTwoNamingIt) {
   const std::string dir = test::temp_dir("plan-bad");
   const std::string file = star(dir);

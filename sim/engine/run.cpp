@@ -254,9 +254,7 @@ std::string export_platform(const Scenario& s) {
       throw s.error_at("timing.cohorts", "cohorts fold identical hospitals into one host; export the platform without "
                                          "them (timing.cohorts: false), where every hospital is its own host");
     const auto catalog = platforms::load_tier_catalog(s.platform.tiers_file);
-    auto server = platforms::machine_from_tier("server", *catalog.find(s.platform.server_tier));
-    if (s.platform.server_profile_device) server.profile_device = *s.platform.server_profile_device;
-    if (s.platform.server_speed_factor) server.speed_factor = *s.platform.server_speed_factor;
+    const auto server = run_setup::server_machine(s, catalog);
     const std::string header =
         "  The platform that " + s.file + " builds, written by fedgrid " + FEDGRID_VERSION +
         " (fedgrid platform) as\n"

@@ -46,6 +46,9 @@ void check_server_tier(const Scenario& s, const platforms::TierCatalog& catalog)
 void check_fault_traces(const Scenario& s, const std::vector<platforms::MachineSpec>& machines);
 std::vector<platforms::MachineSpec> load_hospitals(World& world);
 void build_star(World& world, const std::vector<platforms::MachineSpec>& machines);
+// The generated star's server: its tier's figures, with the scenario's platform.server.*
+// overrides (speed, links, latency, profiled device and speed factor).
+platforms::MachineSpec server_machine(const Scenario& s, const platforms::TierCatalog& catalog);
 ComputeProfile load_profile(const Scenario& s, const platforms::PlatformHosts& platform);
 
 // ---- the models (setup_models.cpp)

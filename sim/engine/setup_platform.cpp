@@ -86,9 +86,21 @@ void build_star(World& world, const std::vector<platforms::MachineSpec>& machine
     for (size_t h = 0; h < world.splits.size(); ++h) samples.push_back(world.train_samples(h));
     representative = platforms::group_cohorts(machines, samples);
   }
-  auto server = platforms::machine_from_tier("server", *world.catalog.find(s.platform.server_tier));
-  world.platform = platforms::build_star_platform(
-      server, machines, {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s}, representative);
+  world.platform = platforms::build_star_platform(server_machine(s, world.catalog), machines,
+                                                  {s.platform.backbone_bandwidth_bps, s.platform.backbone_latency_s},
+                                                  representative);
+}
+
+platforms::MachineSpec server_machine(const Scenario& s, const platforms::TierCatalog& catalog) {
+  const auto& p = s.platform;
+  auto server = platforms::machine_from_tier("server", *catalog.find(p.server_tier));
+  if (p.server_speed_flops) server.speed_flops = *p.server_speed_flops;
+  if (p.server_uplink_bps) server.uplink_bps = *p.server_uplink_bps;
+  if (p.server_downlink_bps) server.downlink_bps = *p.server_downlink_bps;
+  if (p.server_latency_s) server.latency_s = *p.server_latency_s;
+  if (p.server_profile_device) server.profile_device = *p.server_profile_device;
+  if (p.server_speed_factor) server.speed_factor = *p.server_speed_factor;
+  return server;
 }
 
 }  // namespace fedgrid::run_setup

@@ -52,6 +52,9 @@ struct PlatformSection {
   std::string server_host;
   std::optional<std::string> server_profile_device;  // timing.compute: profile
   std::optional<double> server_speed_factor;
+  // The server's own figures in place of its tier's (generated star only), as a hospital
+  // group's overrides: capacity planning varies them (docs/guide/capacity-planning.md).
+  std::optional<double> server_speed_flops, server_uplink_bps, server_downlink_bps, server_latency_s;
   std::vector<HospitalGroup> hospitals;
   std::string tier_ratio;  // "weak:medium:strong"; expanded into `hospitals`
   std::optional<int> hospital_count;

@@ -102,6 +102,16 @@ void platform_keys(Keys& k) {
       .bind<double>("platform.server.speed_factor", [](S& s) -> auto& { return s.platform.server_speed_factor; }, none,
                     "timing.compute profile: the server's speed relative to that device (default: its tier's, else 1)",
                     {.min = 0, .min_exclusive = true})
+      .bind<double>("platform.server.speed_flops", [](S& s) -> auto& { return s.platform.server_speed_flops; }, none,
+                    "Override: the server's effective FLOP/s (default: its tier's)", {.min = 0, .min_exclusive = true})
+      .bind<double>("platform.server.uplink_bps", [](S& s) -> auto& { return s.platform.server_uplink_bps; }, none,
+                    "Override: the server's uplink bandwidth, bit/s (default: its tier's)",
+                    {.min = 0, .min_exclusive = true})
+      .bind<double>("platform.server.downlink_bps", [](S& s) -> auto& { return s.platform.server_downlink_bps; }, none,
+                    "Override: the server's downlink bandwidth, bit/s (default: its tier's)",
+                    {.min = 0, .min_exclusive = true})
+      .bind<double>("platform.server.latency_s", [](S& s) -> auto& { return s.platform.server_latency_s; }, none,
+                    "Override: the server's one-way access-link latency, s (default: its tier's)", {.min = 0})
       .bind_list<HospitalGroup>("platform.hospitals", [](S& s) -> auto& { return s.platform.hospitals; },
                                 "Hospital groups: {count, tier} plus optional overrides", hospital_group_keys())
       .bind<std::string>("platform.roster", [](S& s) -> auto& { return s.platform.roster; }, none,
@@ -164,6 +174,8 @@ Rules platform_hospital_rules() {
   };
 }
 
+const std::string kXmlServer = "overrides the generated star's server; with platform.xml edit the server host there";
+
 Rules platform_xml_rules() {
   using S = const Scenario&;
   return {
@@ -172,6 +184,15 @@ Rules platform_xml_rules() {
        says("is read only with platform.xml")},
       {{"platform.xml_tiers", "platform.xml"}, [](S s) { return s.platform.xml.empty() && !s.platform.xml_tiers.empty(); },
        says("is read only with platform.xml")},
+      // An XML platform's server is the host the XML describes: edit the XML instead.
+      {{"platform.server.speed_flops", "platform.xml"},
+       [](S s) { return !s.platform.xml.empty() && s.platform.server_speed_flops; }, says(kXmlServer)},
+      {{"platform.server.uplink_bps", "platform.xml"},
+       [](S s) { return !s.platform.xml.empty() && s.platform.server_uplink_bps; }, says(kXmlServer)},
+      {{"platform.server.downlink_bps", "platform.xml"},
+       [](S s) { return !s.platform.xml.empty() && s.platform.server_downlink_bps; }, says(kXmlServer)},
+      {{"platform.server.latency_s", "platform.xml"},
+       [](S s) { return !s.platform.xml.empty() && s.platform.server_latency_s; }, says(kXmlServer)},
   };
 }
 
