@@ -1,7 +1,5 @@
-// The proximal term as local work (see proximal.hpp).
+// The proximal term as local work, its torch side (see proximal.hpp).
 #include "algorithms/proximal.hpp"
-
-#include <typeinfo>
 
 #include "models/nets.hpp"
 #include "sim/jobs/training/epoch_loop.hpp"
@@ -12,18 +10,8 @@ struct ProximalTraining::Anchor {
   std::vector<torch::Tensor> parameters;
 };
 
-ProximalTraining::ProximalTraining(int epochs, double mu, const std::vector<float>* anchor)
-    : PlainTraining(epochs), mu_(mu), anchor_flat_(anchor), anchor_(std::make_unique<Anchor>()) {}
-ProximalTraining::ProximalTraining(ProximalTraining&&) noexcept = default;
-ProximalTraining::~ProximalTraining() = default;
-
-std::optional<FusibleTerms> ProximalTraining::fusible() const {
-  if (typeid(*this) != typeid(ProximalTraining)) return std::nullopt;  // a subclass trains something else
-  return FusibleTerms{epochs_, mu_, anchor_flat_};
-}
-
-void ProximalTraining::on_start(models::Net& net) {
-  anchor_->parameters.clear();
+void ProximalTraining::on_start_torch(models::Net& net) {
+  anchor_ = std::make_shared<Anchor>();
   int64_t offset = 0;
   for (const auto& p : net.parameters()) {
     if (anchor_flat_ == nullptr) {
@@ -36,7 +24,7 @@ void ProximalTraining::on_start(models::Net& net) {
   }
 }
 
-void ProximalTraining::add_penalty(BatchStep& step) {
+void ProximalTraining::add_penalty_torch(BatchStep& step) {
   const auto params = step.net.parameters();
   const auto& anchor = anchor_->parameters;
   torch::Tensor proximal = torch::zeros({}, step.loss.options());

@@ -55,13 +55,27 @@ class IdxFile {
       out.resize(at + want);
       read_exact(out.data() + at, unsigned(want), "truncated: expected " + what);
     }
-    unsigned char extra;
-    if (gzread(handle_.get(), &extra, 1) > 0)
-      throw DataError(path_, "unexpected bytes after " + what);
+    expect_end(what);
     return out;
   }
 
+  // read_body's checks without keeping the bytes.
+  void read_through(uint64_t bytes, const std::string& what) {
+    std::vector<uint8_t> chunk(std::min<uint64_t>(bytes, 1u << 20));
+    for (uint64_t done = 0; done < bytes;) {
+      const uint64_t want = std::min<uint64_t>(chunk.size(), bytes - done);
+      read_exact(chunk.data(), unsigned(want), "truncated: expected " + what);
+      done += want;
+    }
+    expect_end(what);
+  }
+
  private:
+  void expect_end(const std::string& what) {
+    unsigned char extra;
+    if (gzread(handle_.get(), &extra, 1) > 0) throw DataError(path_, "unexpected bytes after " + what);
+  }
+
   void read_exact(void* into, unsigned n, const std::string& problem) {
     const int got = gzread(handle_.get(), into, n);
     if (got == int(n)) return;
@@ -94,7 +108,7 @@ std::string locate(const std::string& dir, const std::string& stem) {
   throw DataError(gz.string(), msg);
 }
 
-RawImages read_images(const std::string& path) {
+RawImages read_images(const std::string& path, Pixels pixels) {
   IdxFile file(path);
   const uint32_t magic = file.read_u32("magic");
   if (magic != kImagesMagic)
@@ -110,9 +124,10 @@ RawImages read_images(const std::string& path) {
     throw DataError(path, "implausible image size " + std::to_string(raw.rows) + "x" +
                               std::to_string(raw.cols));
   const uint64_t bytes = uint64_t(raw.count) * raw.rows * raw.cols;
-  raw.pixels = file.read_body(bytes, std::to_string(raw.count) + " images of " +
-                                         std::to_string(raw.rows) + "x" +
-                                         std::to_string(raw.cols) + " bytes");
+  const std::string what =
+      std::to_string(raw.count) + " images of " + std::to_string(raw.rows) + "x" + std::to_string(raw.cols) + " bytes";
+  if (pixels == Pixels::Keep) raw.pixels = file.read_body(bytes, what);
+  else if (pixels == Pixels::Check) file.read_through(bytes, what);
   return raw;
 }
 
@@ -145,16 +160,16 @@ void check_idx_dir(const std::string& dir) {
     locate(dir, stem);
 }
 
-TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes) {
+TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes, Pixels pixels) {
   if (num_classes < 1) throw std::invalid_argument("num_classes must be positive");
   const std::string train_images_path = locate(dir, "train-images-idx3-ubyte");
   const std::string train_labels_path = locate(dir, "train-labels-idx1-ubyte");
   const std::string test_images_path = locate(dir, "t10k-images-idx3-ubyte");
   const std::string test_labels_path = locate(dir, "t10k-labels-idx1-ubyte");
 
-  const RawImages train = read_images(train_images_path);
+  const RawImages train = read_images(train_images_path, pixels);
   auto train_labels = read_labels(train_labels_path, train.count, num_classes);
-  const RawImages test = read_images(test_images_path);
+  const RawImages test = read_images(test_images_path, pixels);
   if (test.rows != train.rows || test.cols != train.cols)
     throw DataError(test_images_path,
                     "image size " + std::to_string(test.rows) + "x" + std::to_string(test.cols) +

@@ -134,7 +134,7 @@ uint64_t element_count(const NpyArray& a) {
   return n;
 }
 
-RawImages read_images(zip_t* z, const std::string& path, const std::string& split) {
+RawImages read_images(zip_t* z, const std::string& path, const std::string& split, Pixels pixels) {
   const std::string entry = split + "_images.npy";
   const auto bytes = read_entry(z, path, entry);
   const NpyArray a = parse_npy(bytes, path, entry);
@@ -148,6 +148,7 @@ RawImages read_images(zip_t* z, const std::string& path, const std::string& spli
   raw.channels = a.shape.size() == 4 ? uint32_t(a.shape[3]) : 1;
   if (raw.count == 0 || raw.rows == 0 || raw.cols == 0 || raw.channels == 0)
     throw DataError(path, entry + ": empty image array");
+  if (pixels != Pixels::Keep) return raw;
   // HWC (numpy) -> CHW (torch).
   const size_t plane = size_t(raw.rows) * raw.cols, image = plane * raw.channels;
   raw.pixels.resize(size_t(raw.count) * image);
@@ -189,11 +190,11 @@ void check_npz(const std::string& path) {
       throw DataError(path, std::string("has no array '") + entry + "'");
 }
 
-TrainTest load_npz(const std::string& path, const std::string& name) {
+TrainTest load_npz(const std::string& path, const std::string& name, Pixels pixels) {
   ZipHandle z = open_zip(path);
-  const RawImages train = read_images(z.get(), path, "train");
+  const RawImages train = read_images(z.get(), path, "train", pixels);
   auto train_labels = read_labels(z.get(), path, "train", train.count);
-  const RawImages test = read_images(z.get(), path, "test");
+  const RawImages test = read_images(z.get(), path, "test", pixels);
   if (test.rows != train.rows || test.cols != train.cols || test.channels != train.channels)
     throw DataError(path, "test images differ in shape from train images");
   auto test_labels = read_labels(z.get(), path, "test", test.count);

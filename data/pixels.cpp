@@ -40,6 +40,15 @@ Dataset to_dataset(const std::string& name, int num_classes, const RawImages& ra
 
 TrainTest to_train_test(const std::string& name, int num_classes, const RawImages& train,
                         std::vector<int64_t> train_labels, const RawImages& test, std::vector<int64_t> test_labels) {
+  if (train.pixels.empty()) {
+    auto shape_only = [&](const RawImages& raw, std::vector<int64_t> labels) {
+      Dataset ds;
+      ds.name = name, ds.num_classes = num_classes, ds.labels = std::move(labels);
+      ds.shape = ImageShape{int(raw.channels), int(raw.rows), int(raw.cols)};
+      return ds;
+    };
+    return {shape_only(train, std::move(train_labels)), shape_only(test, std::move(test_labels))};
+  }
   const auto table = normalisation_table(train.pixels);
   return {to_dataset(name, num_classes, train, std::move(train_labels), table),
           to_dataset(name, num_classes, test, std::move(test_labels), table)};

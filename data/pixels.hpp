@@ -11,7 +11,7 @@
 namespace fedgrid::data {
 
 struct RawImages {
-  std::vector<uint8_t> pixels;  // count x channels x rows x cols
+  std::vector<uint8_t> pixels;  // count x channels x rows x cols; empty when read without them
   uint32_t count = 0, channels = 1, rows = 0, cols = 0;
 };
 
@@ -22,7 +22,8 @@ std::array<float, 256> normalisation_table(const std::vector<uint8_t>& train_pix
 Dataset to_dataset(const std::string& name, int num_classes, const RawImages& raw, std::vector<int64_t> labels,
                    const std::array<float, 256>& table);
 
-// Both splits, normalised with the train split's statistics.
+// Both splits, normalised with the train split's statistics; read without their pixels
+// (Pixels::Check, Pixels::Skip), the shapes and labels alone.
 TrainTest to_train_test(const std::string& name, int num_classes, const RawImages& train,
                         std::vector<int64_t> train_labels, const RawImages& test, std::vector<int64_t> test_labels);
 

@@ -18,6 +18,12 @@ class DataError : public std::runtime_error {
   std::string file_;
 };
 
+// What a reader does with the pixels: keeps them (normalised, for training), reads every byte
+// and keeps none (`fedgrid validate` of a run that trains: the files are checked as the run
+// reads them, no tensors built), or reads only their headers (timing-only runs, which need the
+// shape and the labels). A dataset read without its pixels has empty `images`.
+enum class Pixels { Keep, Check, Skip };
+
 // Where Debian's dataset-fashion-mnist package puts the gzip IDX files.
 inline const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
@@ -26,13 +32,16 @@ inline const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 // normalised with the train split's mean and std.
 // Cheap presence check of the four files (for `fedgrid validate`); throws DataError.
 void check_idx_dir(const std::string& dir);
-TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes = 10);
+TrainTest load_idx_dir(const std::string& dir, const std::string& name, int num_classes = 10,
+                       Pixels pixels = Pixels::Keep);
 
 // MedMNIST's .npz (numpy.savez_compressed of {train,val,test}_{images,labels}): the train
 // arrays are the pool, the test arrays the global test set (the val arrays are not used).
 // Grey (N,H,W) or colour (N,H,W,C) uint8 images; classes = largest train label + 1.
 void check_npz(const std::string& path);
-TrainTest load_npz(const std::string& path, const std::string& name);
+// The images arrays are read (decompressed) whatever `pixels` says: a zip member has no
+// shape before its data.
+TrainTest load_npz(const std::string& path, const std::string& name, Pixels pixels = Pixels::Keep);
 
 struct SyntheticOptions {
   int64_t train_samples = 2000;

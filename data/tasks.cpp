@@ -19,6 +19,7 @@ void append_kept(Dataset& into, const Dataset& from, const std::vector<int>& lab
     if (!per_class.empty() && kept_of[size_t(mapped)]++ >= per_class[size_t(mapped)]) continue;
     ++kept;
     into.labels.push_back(offset + mapped);
+    if (from.images.empty()) continue;  // read without its pixels (data::Pixels)
     into.images.insert(into.images.end(), from.images.begin() + i * int64_t(pixels),
                        from.images.begin() + (i + 1) * int64_t(pixels));
   }

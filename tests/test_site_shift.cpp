@@ -197,7 +197,7 @@ data:
   server_share: 0.1
   synthetic: {train_samples: 1500, test_samples: 200, height: 12, width: 12}
 )" + sets_yaml, "s.yaml");
-  set_up_data(*w, 3);
+  set_up_data(*w, 3, data::Pixels::Keep);
   return w;
 }
 

@@ -22,7 +22,7 @@ models::CausalNet& causal_net(const JobInput& job) {
 
 }  // namespace
 
-TrainOutcome LatentStatistics::run(const JobInput& job) {
+TrainOutcome LatentStatistics::run_torch(const JobInput& job) {
   models::CausalNet& net = causal_net(job);
   net.eval();
   torch::NoGradGuard no_grad;
@@ -44,11 +44,7 @@ TrainOutcome LatentStatistics::run(const JobInput& job) {
   return out;
 }
 
-Charge LatentStatistics::cost(const JobShape& shape, const TrainOutcome*) const {
-  return {models::model_cost(shape.spec).forward_flops * double(shape.samples), 0, {{shape.spec, {}, shape.samples}}};
-}
-
-TrainOutcome CausalTraining::run(const JobInput& job) {
+TrainOutcome CausalTraining::run_torch(const JobInput& job) {
   models::CausalNet& net = causal_net(job);
   net.train();
   // The shared part: everything but the head and the gate logits.
@@ -75,10 +71,6 @@ TrainOutcome CausalTraining::run(const JobInput& job) {
   });
   out.weights = models::flatten_state(net);
   return out;
-}
-
-Charge CausalTraining::cost(const JobShape& shape, const TrainOutcome* done) const {
-  return PlainTraining(epochs_).cost(shape, done);
 }
 
 }  // namespace fedgrid::carpefl

@@ -10,7 +10,10 @@ namespace fedgrid::carpefl {
 // covariance row-major. Charged as one forward pass over the samples.
 class LatentStatistics : public LocalWork {
  public:
-  TrainOutcome run(const JobInput& job) override;
+  // Each job's run() is an inline call of its torch side (causal_jobs.cpp); cost() is in
+  // causal_jobs_cost.cpp (sim/jobs/local_work.hpp says why).
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }
+  TrainOutcome run_torch(const JobInput& job);
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
   std::string needs_real_training() const override { return "computes latent statistics"; }
 };
@@ -25,7 +28,8 @@ class LatentStatistics : public LocalWork {
 class CausalTraining : public LocalWork {
  public:
   CausalTraining(int epochs, double mu) : epochs_(epochs), mu_(mu) {}
-  TrainOutcome run(const JobInput& job) override;
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }
+  TrainOutcome run_torch(const JobInput& job);
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
 
  private:

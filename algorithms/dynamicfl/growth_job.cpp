@@ -1,4 +1,5 @@
-// DynamicFL's local works (growth_job.hpp). The net is the thread's cached plain model: grown
+// DynamicFL's local works (growth_job.hpp), their torch side; their charges are in
+// growth_job_cost.cpp. The net is the thread's cached plain model: grown
 // blocks hang off its GrowableConv slots only while a job runs, and a guard takes them off
 // again whatever happens, so the next job finds the plain model.
 #include "algorithms/dynamicfl/growth_job.hpp"
@@ -41,32 +42,27 @@ std::vector<double> mean_of(std::vector<double> sum, int64_t passes) {
 
 // ---------------------------------------------------------------- the probe epoch
 
-void SalienceProbe::on_start(models::Net& net) {
+void SalienceProbe::on_start_torch(models::Net& net) {
   net_ = &net;
   sum_.assign(net.growable.size(), 0.0);
   measured_ = 0;
 }
 
-void SalienceProbe::after_backward(BatchStep& step) {
+void SalienceProbe::after_backward_torch(BatchStep& step) {
   if (!step.last_pass) return;
   add_salience(step.net, sum_);
   ++measured_;
 }
 
-TrainOutcome SalienceProbe::run(const JobInput& job) {
-  TrainOutcome out = PlainTraining::run(job);
+TrainOutcome SalienceProbe::run_torch(const JobInput& job) {
+  TrainOutcome out = PlainTraining::run_torch(job);
   salience_ = mean_of(sum_, measured_);
   return out;
 }
 
 // ---------------------------------------------------------------- the growth job
 
-GrowthTraining::GrowthTraining(const models::ModelSpec& spec, int epochs, GrowthPlan plan, int first_epoch)
-    : epochs_(epochs), first_epoch_(first_epoch), plan_(std::move(plan)), sites_(models::conv_sites(spec)) {
-  grown_ = models::top_sites(plan_.rank, sites_.size(), plan_.expansions);
-}
-
-TrainOutcome GrowthTraining::run(const JobInput& job) {
+TrainOutcome GrowthTraining::run_torch(const JobInput& job) {
   const auto& spec = job.model->spec;
   models::Net& net = cached_net(spec, job.device);
   auto& sites = net.growable;
@@ -128,23 +124,6 @@ TrainOutcome GrowthTraining::run(const JobInput& job) {
   for (int i : grown_) models::fold(sites[size_t(i)]);
   out.weights = models::flatten_state(net);
   return out;
-}
-
-Charge GrowthTraining::cost(const JobShape& shape, const TrainOutcome*) const {
-  double grown_forward = models::model_cost(shape.spec).forward_flops, branches = 0;
-  for (int g : grown_) {
-    grown_forward += models::dbb_extra_flops(sites_[size_t(g)]);
-    branches += models::dbb_extra_flops(sites_[size_t(g)]);
-  }
-  const int64_t recal_samples =
-      grown_.empty() ? 0 : int64_t(plan_.recal_batches) * std::min<int64_t>(shape.batch_size, shape.samples);
-  const double recal = double(recal_samples) * grown_forward;
-  // A profile measures the plain model; the grown branches stay in FLOPs.
-  ModelSteps steps = training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, 0,
-                                    models::batchnorm_on_1x1(shape.spec));
-  steps.eval_samples = recal_samples;
-  const double unprofiled = branches * (double(epochs_) * 3.0 * double(shape.samples) + double(recal_samples));
-  return {double(epochs_) * 3.0 * grown_forward * double(shape.samples) + recal, epochs_, {std::move(steps)}, unprofiled};
 }
 
 }  // namespace fedgrid::algorithms

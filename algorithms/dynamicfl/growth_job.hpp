@@ -17,11 +17,15 @@ class SalienceProbe : public PlainTraining {
  public:
   using PlainTraining::PlainTraining;
   const std::vector<double>& salience() const { return salience_; }  // per conv site; empty until run
-  TrainOutcome run(const JobInput& job) override;
+  // Each an inline call of its torch side (growth_job.cpp; sim/jobs/local_work.hpp says why).
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }
+  TrainOutcome run_torch(const JobInput& job);
 
  protected:
-  void on_start(models::Net& net) override;
-  void after_backward(BatchStep& step) override;
+  void on_start(models::Net& net) override { on_start_torch(net); }
+  void after_backward(BatchStep& step) override { after_backward_torch(step); }
+  void on_start_torch(models::Net& net);
+  void after_backward_torch(BatchStep& step);
 
  private:
   models::Net* net_ = nullptr;
@@ -45,8 +49,9 @@ class GrowthTraining : public LocalWork {
   GrowthTraining(const models::ModelSpec& spec, int epochs, GrowthPlan plan, int first_epoch = 0);
   const std::vector<int>& grown() const { return grown_; }           // conv sites, best first
   const std::vector<double>& salience() const { return salience_; }  // S^l per site; empty until run
-  TrainOutcome run(const JobInput& job) override;
-  Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }  // growth_job.cpp
+  TrainOutcome run_torch(const JobInput& job);
+  Charge cost(const JobShape& shape, const TrainOutcome* done) const override;  // growth_job_cost.cpp
 
  private:
   int epochs_, first_epoch_;

@@ -1,3 +1,4 @@
+// FedDF's server works, their torch side (distillation.hpp); their charges: distillation_cost.cpp.
 #include "algorithms/feddf/distillation.hpp"
 
 #include "data/rng.hpp"
@@ -7,7 +8,7 @@ namespace fedgrid::algorithms {
 
 using namespace jobs;
 
-void EnsembleLogits::run(const data::Dataset& dataset, ComputeDevice device) {
+void EnsembleLogits::run_torch(const data::Dataset& dataset, ComputeDevice device) {
   const auto& teachers = teachers_;
   const auto& indices = samples_;
   torch::NoGradGuard no_grad;
@@ -31,13 +32,7 @@ void EnsembleLogits::run(const data::Dataset& dataset, ComputeDevice device) {
   logits_.assign(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel());
 }
 
-double EnsembleLogits::flops() const {
-  double flops = 0;
-  for (const Model* t : teachers_) flops += models::model_cost(t->spec).forward_flops * double(samples_.size());
-  return flops;
-}
-
-void Distillation::run(const data::Dataset& dataset, ComputeDevice device) {
+void Distillation::run_torch(const data::Dataset& dataset, ComputeDevice device) {
   const Settings& job = settings_;
   models::Net& net = cached_net(student_.spec, device);
   models::load_state(net, student_.weights);
@@ -68,16 +63,6 @@ void Distillation::run(const data::Dataset& dataset, ComputeDevice device) {
     }
   }
   weights_ = models::flatten_state(net);
-}
-
-double Distillation::flops() const {
-  return models::model_cost(student_.spec).train_flops() * double(samples_.size()) * settings_.epochs;
-}
-
-Model Distillation::result() const {
-  Model out = shape_only_model(student_.spec, student_.values());
-  out.weights = weights_;
-  return out;
 }
 
 }  // namespace fedgrid::algorithms

@@ -16,7 +16,10 @@ class EnsembleLogits : public ServerWork {
  public:
   EnsembleLogits(std::vector<const Model*> teachers, const data::Indices& samples)
       : teachers_(std::move(teachers)), samples_(samples) {}
-  void run(const data::Dataset& pool, ComputeDevice device) override;
+  // run()'s torch side is distillation.cpp, flops() distillation_cost.cpp (sim/jobs/local_work.hpp
+  // says why).
+  void run(const data::Dataset& pool, ComputeDevice device) override { run_torch(pool, device); }
+  void run_torch(const data::Dataset& pool, ComputeDevice device);
   double flops() const override;
   const std::vector<float>& logits() const { return logits_; }  // empty in timing-only runs
 
@@ -39,7 +42,8 @@ class Distillation : public ServerWork {
   Distillation(const Model& student, const data::Indices& samples, const std::vector<float>& teacher_logits,
                Settings settings)
       : student_(student), samples_(samples), teacher_logits_(teacher_logits), settings_(settings) {}
-  void run(const data::Dataset& pool, ComputeDevice device) override;
+  void run(const data::Dataset& pool, ComputeDevice device) override { run_torch(pool, device); }
+  void run_torch(const data::Dataset& pool, ComputeDevice device);
   double flops() const override;
   Model result() const;  // the distilled student (shape only in timing-only runs)
 

@@ -31,7 +31,9 @@ class MutualLearning : public LocalWork {
   // `received` and `dam_adam` (null: a fresh Adam every job) must outlive the job.
   MutualLearning(const Model* received, SkdPlan plan, int epochs, AdamState* dam_adam = nullptr)
       : ktm_(received), plan_(std::move(plan)), epochs_(epochs), dam_adam_(dam_adam) {}
-  TrainOutcome run(const JobInput& job) override;
+  // run()'s torch side is in mutual_job.cpp, cost() in mutual_job_cost.cpp (sim/jobs/local_work.hpp says why).
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }
+  TrainOutcome run_torch(const JobInput& job);
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
 
  private:
@@ -48,8 +50,12 @@ class KeptAdamTraining : public PlainTraining {
   KeptAdamTraining(int epochs, AdamState* dam_adam) : PlainTraining(epochs), dam_adam_(dam_adam) {}
 
  protected:
-  void on_optimizer_made(models::Net& net, jobs::LocalOptimizer& optimizer) override;
-  void on_finish(models::Net& net, jobs::LocalOptimizer& optimizer) override;
+  void on_optimizer_made(models::Net& net, jobs::LocalOptimizer& optimizer) override {
+    on_optimizer_made_torch(net, optimizer);
+  }
+  void on_finish(models::Net& net, jobs::LocalOptimizer& optimizer) override { on_finish_torch(net, optimizer); }
+  void on_optimizer_made_torch(models::Net& net, jobs::LocalOptimizer& optimizer);
+  void on_finish_torch(models::Net& net, jobs::LocalOptimizer& optimizer);
 
  private:
   AdamState* dam_adam_;

@@ -41,7 +41,7 @@ MomentumBuffers saved_momentum(const jobs::LocalOptimizer& optimizer, const std:
 
 }  // namespace
 
-TrainOutcome ValidatedVisit::run(const JobInput& job) {
+TrainOutcome ValidatedVisit::run_torch(const JobInput& job) {
   using namespace jobs;
   const auto& spec = job.model->spec;
   models::Net& net = cached_net(spec, job.device);
@@ -80,17 +80,6 @@ TrainOutcome ValidatedVisit::run(const JobInput& job) {
   out.weights = best_weights.empty() ? models::flatten_state(net) : std::move(best_weights);
   if (momentum_) *momentum_ = saved_momentum(optimizer, net.parameters());
   return out;
-}
-
-Charge ValidatedVisit::cost(const JobShape& shape, const TrainOutcome* done) const {
-  const auto c = models::model_cost(shape.spec);
-  const int epochs = done ? done->epochs : 0;
-  const int64_t validated = rule_.patience > 0 ? shape.validation_samples : 0;
-  const double validation_flops = c.forward_flops * double(validated);
-  ModelSteps steps = training_steps(shape.spec, shape.samples, shape.batch_size, epochs, 0,
-                                    models::batchnorm_on_1x1(shape.spec));
-  steps.eval_samples = validated * epochs;  // the validation after every epoch
-  return {(c.train_flops() * double(shape.samples) + validation_flops) * epochs, epochs, {std::move(steps)}};
 }
 
 }  // namespace fedgrid::algorithms

@@ -25,7 +25,10 @@ class ValidatedVisit : public LocalWork {
   // `momentum`: null for a fresh optimizer every visit (the paper: only weights and a score
   // travel); else the node's buffers, loaded before the first step and saved after the last.
   explicit ValidatedVisit(StoppingRule rule, MomentumBuffers* momentum = nullptr) : rule_(rule), momentum_(momentum) {}
-  TrainOutcome run(const JobInput& job) override;
+  // run()'s torch side is validated_visit.cpp, cost() validated_visit_cost.cpp
+  // (sim/jobs/local_work.hpp says why).
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }
+  TrainOutcome run_torch(const JobInput& job);
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
   bool charged_after_run() const override { return true; }
   std::string needs_real_training() const override { return "stops local training on validation loss"; }

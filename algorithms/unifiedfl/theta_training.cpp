@@ -11,7 +11,7 @@
 
 namespace fedgrid::unifiedfl {
 
-TrainOutcome ThetaTraining::run(const JobInput& job) {
+TrainOutcome ThetaTraining::run_torch(const JobInput& job) {
   using namespace jobs;
   models::Net& net = cached_net(job.model->spec, job.device, 0);
   models::load_state(net, job.model->weights);
@@ -39,21 +39,6 @@ TrainOutcome ThetaTraining::run(const JobInput& job) {
   const torch::Tensor values = theta.detach().to(torch::kCPU).contiguous();
   theta_out_.assign(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
   return out;
-}
-
-Charge ThetaTraining::cost(const JobShape& shape, const TrainOutcome*) const {
-  const bool drop_single = models::batchnorm_on_1x1(shape.spec);
-  ModelSteps steps = training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, 0, drop_single);
-  const models::ModelCost c = models::model_cost(shape.spec);
-  int64_t batches = 0;
-  double flops = 0;
-  for (const auto& [size, count] : steps.train_batches) {
-    batches += count;
-    flops += double(count) * double(size) * c.train_flops();
-  }
-  // Every parameter is modulated (forward + backward) and folded once a step.
-  const double modulation = double(batches) * 3.0 * modulation_flops(c.parameters);
-  return {flops + modulation, epochs_, {std::move(steps)}, modulation};
 }
 
 }  // namespace fedgrid::unifiedfl

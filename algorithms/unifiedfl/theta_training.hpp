@@ -24,7 +24,10 @@ class ThetaTraining : public LocalWork {
                 ThetaOptimizer optimizer, int epochs)
       : theta_(theta), theta_out_(theta_out), layout_(layout), seed_(group_seed), optimizer_(optimizer),
         epochs_(epochs) {}
-  TrainOutcome run(const JobInput& job) override;
+  // run()'s torch side is theta_training.cpp, cost() theta_training_cost.cpp
+  // (sim/jobs/local_work.hpp says why).
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }
+  TrainOutcome run_torch(const JobInput& job);
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
 
  private:

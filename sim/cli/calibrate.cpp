@@ -12,6 +12,7 @@
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/calibration/compute_profile.hpp"
 #include "sim/jobs/calibration/step_timer.hpp"
+#include "sim/jobs/torch_module.hpp"
 
 namespace fedgrid {
 namespace {
@@ -142,6 +143,7 @@ models::ModelSpec parse_model_item(const std::string& item) {
 }
 
 int calibrate(const Args& a) {
+  load_torch();  // before any fork: every copy finds LibTorch loaded, none initialised
   std::vector<models::ModelSpec> specs;
   for (const auto& item : split(a.models.value_or("cnn,lenet5,mlp"))) specs.push_back(parse_model_item(item));
   std::vector<int64_t> batches;

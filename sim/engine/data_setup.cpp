@@ -23,7 +23,7 @@ data::HospitalSplit hospital_split(const Scenario& s, const data::Indices& held,
   return data::split_stratified(held, labels, {s.data.split_train, s.data.split_val, s.data.split_test}, seed);
 }
 
-data::TrainTest load_dataset(const Scenario& s, const std::string& name, const std::string& key) {
+data::TrainTest load_dataset(const Scenario& s, const std::string& name, const std::string& key, data::Pixels pixels) {
   const auto& d = s.data;
   try {
     if (name == "synthetic") {
@@ -33,9 +33,9 @@ data::TrainTest load_dataset(const Scenario& s, const std::string& name, const s
       o.noise = d.synthetic_noise, o.seed = mix_seed(s.seed, kSynthetic);
       return data::make_synthetic(o);
     }
-    if (name == "fashion-mnist") return data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist");
-    if (name.rfind("npz:", 0) == 0) return data::load_npz(name.substr(4), name);
-    return data::load_idx_dir(name.substr(4), name);
+    if (name == "fashion-mnist") return data::load_idx_dir(data::kFashionMnistDir, "fashion-mnist", 10, pixels);
+    if (name.rfind("npz:", 0) == 0) return data::load_npz(name.substr(4), name, pixels);
+    return data::load_idx_dir(name.substr(4), name, 10, pixels);
   } catch (const data::DataError& e) {
     throw s.error_at(key, e.what());
   } catch (const std::invalid_argument& e) {
@@ -99,7 +99,7 @@ std::vector<std::vector<int64_t>> group_counts(const Scenario& s, const Group& g
   return out;
 }
 
-void deal(World& world, const Group& g, data::Indices& server_pool) {
+void deal(World& world, const Group& g, data::Indices& server_pool, bool with_pixels) {
   const Scenario& s = world.scenario;
   const auto& labels = world.data.train.labels;
   data::Indices pool;
@@ -135,9 +135,9 @@ void deal(World& world, const Group& g, data::Indices& server_pool) {
     const int h = g.first + k;
     world.splits[size_t(h)] =
         hospital_split(s, held[size_t(k)], labels, mix_seed(s.seed, kSplit, uint64_t(h)));
-    // Strength 0 touches nothing, so every run without site shift keeps its bytes; timing-only
-    // runs hold no pixels and have nothing to shift.
-    if (s.data.site_shift.strength > 0 && !s.training.timing_only) shift_site(world, g, h);
+    // Strength 0 touches nothing, so every run without site shift keeps its bytes; data read
+    // without its pixels (timing-only runs, validate) has nothing to shift.
+    if (s.data.site_shift.strength > 0 && with_pixels) shift_site(world, g, h);
   }
 }
 
@@ -175,11 +175,11 @@ void check_data_sources(const Scenario& s) {
   }
 }
 
-void set_up_data(World& world, int hospitals) {
+void set_up_data(World& world, int hospitals, data::Pixels pixels) {
   const Scenario& s = world.scenario;
   std::vector<Group> groups;
   if (s.data.tasks.empty()) {
-    world.data = load_dataset(s, s.data.dataset, "data.dataset");
+    world.data = load_dataset(s, s.data.dataset, "data.dataset", pixels);
     if (!s.data.label_map.empty()) try {
         data::relabel(world.data, s.data.label_map);
       } catch (const std::invalid_argument& e) {
@@ -194,7 +194,7 @@ void set_up_data(World& world, int hospitals) {
                                          std::to_string(hospitals));
     std::vector<data::TaskSource> sources;
     for (size_t i = 0; i < s.data.tasks.size(); ++i)
-      sources.push_back({load_dataset(s, s.data.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset"),
+      sources.push_back({load_dataset(s, s.data.tasks[i].dataset, "data.tasks[" + std::to_string(i) + "].dataset", pixels),
                          s.data.tasks[i].classes, s.data.tasks[i].train_samples, s.data.tasks[i].class_counts});
     data::MergedTasks merged;
     try {
@@ -212,8 +212,8 @@ void set_up_data(World& world, int hospitals) {
     }
   }
   for (data::Dataset* d : {&world.data.train, &world.data.test}) {
-    if (s.training.timing_only) {
-      d->images = {};  // no tensors: keep the (resized) shape and the labels, drop the pixels
+    if (pixels != data::Pixels::Keep) {
+      d->images = {};  // no tensors: keep the (resized) shape and the labels (synthetic data has pixels)
       if (s.data.resize) d->shape.height = d->shape.width = *s.data.resize;
     } else if (s.data.resize) {
       data::resize_images(*d, *s.data.resize);
@@ -226,7 +226,7 @@ void set_up_data(World& world, int hospitals) {
   if (!world.sample_counts.empty()) return;  // timing-only: every hospital holds a count, no samples
   check_counts_shape(s, hospitals, world.data.train.num_classes);
   data::Indices server_pool;
-  for (const auto& g : groups) deal(world, g, server_pool);
+  for (const auto& g : groups) deal(world, g, server_pool, pixels == data::Pixels::Keep);
   if (!server_pool.empty())
     world.server_split =
         hospital_split(s, server_pool, world.data.train.labels,

@@ -18,6 +18,7 @@
 #include "sim/engine/state_file.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/mpi/job_exchange.hpp"
+#include "sim/jobs/torch_module.hpp"
 #include "sim/engine/world.hpp"
 
 namespace fedgrid {
@@ -37,7 +38,10 @@ std::vector<std::pair<std::string, std::string>> versions() {
 // What needs no platform: device and precision, the surrogate curve, the data sources, the
 // model against the data's shape. set_up runs it first, then loads the platform itself once.
 void check_settings(const Scenario& s) {
-  if (!s.training.timing_only) {
+  // The device is resolved (LibTorch asked whether it sees a GPU) only where a check needs it:
+  // validating a CPU run loads no LibTorch (torch_module.hpp).
+  if (!s.training.timing_only && (s.training.device == DeviceChoice::Cuda || s.training.precision == Precision::Bf16)) {
+    load_torch();
     ComputeDevice device = ComputeDevice::Cpu;
     try {
       device = resolve_device(s.training.device);
@@ -97,7 +101,11 @@ std::unique_ptr<SetUp> set_up(const Scenario& s, const RunOptions& options) {
   const int n = out->hospitals = s.platform.xml.empty() ? int(machines.size()) : int(world.platform.hospitals.size());
   fit_actor_stacks(*out->engine, n);
 
-  set_up_data(world, n);
+  // A timing-only run needs the data's shape and labels; validate reads what a run that trains
+  // reads, but builds nothing from the pixels.
+  set_up_data(world, n, s.training.timing_only ? data::Pixels::Skip
+                        : options.set_up_only  ? data::Pixels::Check
+                                               : data::Pixels::Keep);
   if (s.platform.xml.empty()) build_star(world, machines);
   if (s.platform.server_profile_device) world.platform.server_spec.profile_device = *s.platform.server_profile_device;
   if (s.platform.server_speed_factor) world.platform.server_spec.speed_factor = *s.platform.server_speed_factor;
@@ -130,7 +138,7 @@ std::unique_ptr<SetUp> set_up_compute(const Scenario& s, const RunOptions& optio
   std::string why;
   try {
     setup = set_up(s, options);
-    prepare_compute(setup->world, s, options.exchange);
+    prepare_compute(setup->world, s, options.exchange, options.set_up_only);
   } catch (const std::exception& e) {
     if (!options.exchange) throw;
     failure = std::current_exception(), why = e.what();

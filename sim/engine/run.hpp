@@ -58,8 +58,11 @@ struct RunOptions {
 // What `fedgrid validate` checks: check_scenario, then everything run_scenario loads before
 // the first simulated event (SimGrid's engine and the platform as it loads it, data files,
 // compute profile, surrogate, fault traces, models' shapes, the federation with its fault
-// plan and link traces), then `check` (RunOptions::check), and nothing runs. Throws
-// InputError as run_scenario would. One per process, as run_scenario.
+// plan and link traces), then `check` (RunOptions::check), and nothing runs. The data files
+// are read through, every byte, but no tensor is built and no network made: LibTorch is not
+// loaded (sim/jobs/torch_module.hpp) unless training.device: cuda or precision: bf16 asks
+// what the machine has. Throws InputError as run_scenario would. One per process, as
+// run_scenario.
 void set_up_only(const Scenario& scenario, const std::function<void(const SetupView&)>& check = {});
 
 // `fedgrid platform`: the star platform the scenario builds (tiers, groups or roster, backbone)

@@ -55,8 +55,9 @@ ComputeProfile load_profile(const Scenario& s, const platforms::PlatformHosts& p
 models::ModelSpec model_spec_for(const Scenario& s, const data::ImageShape& shape, int classes);
 void set_up_models(World& world);
 
-// ---- the real training's side (setup_compute.cpp)
-void prepare_compute(World& world, const Scenario& s, JobExchange* exchange);
+// ---- the real training's side (setup_compute.cpp): LibTorch loaded, initial weights drawn, the
+// device and the executor; `set_up_only` (fedgrid validate) and timing-only runs compute nothing.
+void prepare_compute(World& world, const Scenario& s, JobExchange* exchange, bool set_up_only);
 
 }  // namespace run_setup
 }  // namespace fedgrid

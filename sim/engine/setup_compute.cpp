@@ -8,6 +8,7 @@
 #include "sim/core/seed_streams.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/mpi/job_exchange.hpp"
+#include "sim/jobs/torch_module.hpp"
 #include "sim/engine/world.hpp"
 
 namespace fedgrid::run_setup {
@@ -15,11 +16,14 @@ namespace sg4 = simgrid::s4u;
 using namespace seed_streams;
 
 // The real training's side of a run: initial weights, device, the executor and its queue.
-void prepare_compute(World& world, const Scenario& s, JobExchange* exchange) {
+void prepare_compute(World& world, const Scenario& s, JobExchange* exchange, bool set_up_only) {
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  if (s.training.timing_only) {
+  // `fedgrid validate` (set_up_only) builds no network, so it loads no LibTorch: the models'
+  // shapes were checked by set_up_models, torch-free (models::model_cost).
+  if (s.training.timing_only || set_up_only) {
     world.perf.workers = 0;  // nothing to compute for real
   } else {
+    load_torch();
     world.initial_weights = initial_weights(world.spec, mix_seed(s.seed, kModelInit));
     // Every tier model's initial weights too, here: torch's generator is global, so draws
     // happen on this thread before any job runs.

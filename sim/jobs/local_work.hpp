@@ -6,6 +6,13 @@
 // and waits for run(). Plain training (sim/jobs/training/plain_training.hpp) is the shared one; an
 // algorithm with its own local step or loss brings its own next to it (algorithms/<name>/).
 // Torch-free: implementations include torch in their own .cpp only.
+//
+// LibTorch is loaded only when a run trains for real (sim/jobs/torch_module.hpp): a timing-only
+// run, `fedgrid validate` and `list` build these objects and charge cost() without it. So a
+// work's vtable must hold no torch code: each virtual that trains (run(), a training hook) is
+// an inline one-liner calling a non-virtual member named <virtual>_torch, defined in the work's
+// torch .cpp; cost() and the rest live in a torch-free .cpp (<work>_cost.cpp), which emits the
+// vtable. The dynamic linker binds each *_torch at its first call, by then LibTorch is loaded.
 #include <cstdint>
 #include <map>
 #include <optional>

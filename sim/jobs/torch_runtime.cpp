@@ -1,5 +1,5 @@
 // The torch runtime behind compute.hpp's torch-free declarations: devices, initial weights,
-// determinism, per-worker thread set-up, version.
+// determinism, per-worker thread set-up. Loaded with LibTorch (torch_module.hpp).
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
@@ -39,12 +39,6 @@ void configure_determinism(ComputeDevice device, bool deterministic) {
   context.setBenchmarkCuDNN(!deterministic);
 }
 
-
-bool cpu_has_bf16() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512bf16");
-}
-
 void in_precision(Precision p, const std::function<void()>& body) {
   if (p == Precision::Fp32) return body();
   // Restored however body ends: the worker thread runs the next job in its own precision.
@@ -63,7 +57,5 @@ void in_precision(Precision p, const std::function<void()>& body) {
 }
 
 void init_torch_worker(int intra_op_threads) { torch::set_num_threads(std::max(1, intra_op_threads)); }
-
-std::string torch_version() { return TORCH_VERSION; }
 
 }  // namespace fedgrid

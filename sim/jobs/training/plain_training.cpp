@@ -1,13 +1,12 @@
+// Plain training's torch side: the job itself (plain_training.hpp); its charge is in
+// plain_training_cost.cpp.
 #include "sim/jobs/training/plain_training.hpp"
-
-#include <map>
-#include <typeinfo>
 
 #include "sim/jobs/training/epoch_loop.hpp"
 
 namespace fedgrid {
 
-TrainOutcome PlainTraining::run(const JobInput& job) {
+TrainOutcome PlainTraining::run_torch(const JobInput& job) {
   using namespace jobs;
   models::Net& net = cached_net(job.model->spec, job.device);
   models::load_state(net, job.model->weights);
@@ -35,27 +34,6 @@ TrainOutcome PlainTraining::run(const JobInput& job) {
   on_finish(net, optimizer);
   out.weights = models::flatten_state(net);
   return out;
-}
-
-Charge PlainTraining::cost(const JobShape& shape, const TrainOutcome*) const {
-  const double per_sample = models::model_cost(shape.spec).train_flops();
-  const bool drop_single = models::batchnorm_on_1x1(shape.spec);
-  ModelSteps steps =
-      training_steps(shape.spec, shape.samples, shape.batch_size, epochs_, shape.local_steps, drop_single);
-  if (shape.local_steps == 0) return {per_sample * double(shape.samples) * epochs_, epochs_, {std::move(steps)}};
-  // Sized in mini-batches: charged batch by batch, the trainer's own plan.
-  double flops = 0;
-  for (const auto& [size, count] : steps.train_batches) flops += double(count) * (per_sample * double(size));
-  return {flops, passes_begun(shape.samples, shape.batch_size, shape.local_steps, drop_single), {std::move(steps)}};
-}
-
-}  // namespace fedgrid
-
-namespace fedgrid {
-
-std::optional<FusibleTerms> PlainTraining::fusible() const {
-  if (typeid(*this) != typeid(PlainTraining)) return std::nullopt;
-  return FusibleTerms{epochs_};
 }
 
 }  // namespace fedgrid

@@ -20,7 +20,8 @@ class LocalOptimizer;  // sim/jobs/training/optimizer.hpp (torch)
 class PlainTraining : public LocalWork {
  public:
   explicit PlainTraining(int epochs) : epochs_(epochs) {}
-  TrainOutcome run(const JobInput& job) override;
+  TrainOutcome run(const JobInput& job) override { return run_torch(job); }  // local_work.hpp: why
+  TrainOutcome run_torch(const JobInput& job);
   // train_flops x samples x epochs; with training.local_steps, batch by batch (batch_plan).
   Charge cost(const JobShape& shape, const TrainOutcome* done) const override;
   // Plain training fuses; a subclass that overrides a hook trains something else, so it fuses
