@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <regex>
 
 #include "sim/sweep/plan_search.hpp"
 #include "tests/helpers.hpp"
@@ -133,6 +134,52 @@ TEST(Plan, TheServersLinksAreKeys) {
   EXPECT_EQ(xml.exit_code, 2) << xml.output;
   EXPECT_NE(xml.output.find("key 'platform.server.uplink_bps': overrides the generated star's server"), std::string::npos)
       << xml.output;
+}
+
+// A break-even (--against): four hospitals for one round against one hospital for three rounds,
+// on the same star, over the hospital's latency l. Four share the server's link (2 S 4 / B) but
+// cross the route once; one crosses it three times: T4 = 2 (l + Ls) + C + 8 S / B and
+// T1x3 = 3 (2 (l + Ls) + C + 2 S / B), so T4 <= T1x3 from l = (2 S / B - 2 C) / 4 - Ls on.
+TEST(Plan, ABreakEvenMatchesTheClosedForm) {
+  const std::string dir = test::temp_dir("plan-against");
+  const std::string file = star(dir);
+  std::string yaml = test::read_file(file);
+  const std::string four = dir + "/four.yaml", three_rounds = dir + "/three_rounds.yaml";
+  test::write_file(four, std::regex_replace(yaml, std::regex("count: 1,"), "count: 4,"));
+  test::write_file(three_rounds, std::regex_replace(yaml, std::regex("rounds: 1"), "rounds: 3"));
+  const auto one = test::run_fedgrid("run " + file + " --out " + dir + "/one");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const auto round = test::read_csv(dir + "/one/rounds.csv").at(0);
+  const auto hospital = test::read_csv(dir + "/one/hospitals.csv").at(0);
+  const double S = std::stod(round.at("bytes_up")), C = std::stod(hospital.at("compute_s"));
+  const double Ls = 0.001, B = 1e7 / 8;
+  const double expected = (2 * S / B - 2 * C) / 4 - Ls;
+  ASSERT_GT(expected, 0.01);
+  ASSERT_LT(expected, 5);
+  const auto plan = test::run_fedgrid("plan " + four + " --against " + three_rounds +
+                                      " --vary 'platform.hospitals[0].latency_s=0.001..10' --target 'sim_time_s <= against'"
+                                      " --tolerance 1e-4 --jobs 2 --out " + dir + "/plan");
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find("the smallest platform.hospitals[0].latency_s for which sim_time_s <= against"),
+            std::string::npos) << plan.output;
+  const std::string json = test::read_file(dir + "/plan/plan.json");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(json, m, std::regex("\"answer\": ([0-9.e+-]+)"))) << json;
+  EXPECT_NEAR(std::stod(m[1]), expected, expected * 2e-4) << json;
+  EXPECT_NE(json.find("\"against\": \"" + three_rounds + "\""), std::string::npos) << json;
+  const auto csv = test::read_csv(dir + "/plan/plan.csv");
+  ASSERT_FALSE(csv.empty());
+  for (const auto& row : csv) EXPECT_FALSE(row.at("against_figure").empty()) << row.at("value");
+  // Each side of a comparison is named: --against without 'against' in the target, and the other way round.
+  const auto missing = test::run_fedgrid("plan " + four + " --vary 'platform.hospitals[0].latency_s=0.001..1'"
+                                         " --target 'sim_time_s <= against' --out " + dir + "/p2");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("name it with --against"), std::string::npos) << missing.output;
+  const auto unused = test::run_fedgrid("plan " + four + " --against " + three_rounds +
+                                        " --vary 'platform.hospitals[0].latency_s=0.001..1' --target 'sim_time_s <= 3' --out " +
+                                        dir + "/p3");
+  EXPECT_EQ(unused.exit_code, 2) << unused.output;
+  EXPECT_NE(unused.output.find("'FIGURE <= against'"), std::string::npos) << unused.output;
 }
 
 TEST(Plan, BadInputExitsTwoNamingIt) {

@@ -118,7 +118,7 @@ int sweep(const Args& a) {
 int plan(const Args& a) {
   if (a.vary.empty()) throw UsageError("plan", "plan needs --vary KEY=LO..HI");
   if (a.target.empty()) throw UsageError("plan", "plan needs --target 'FIGURE <= X' (or >=)");
-  PlanRequest request{a.positional.at(0), a.vary, a.target, a.overrides, a.out, a.jobs};
+  PlanRequest request{a.positional.at(0), a.vary, a.target, a.overrides, a.out, a.against, a.jobs};
   try {
     size_t used = 0;
     request.tolerance = std::stod(a.tolerance, &used);

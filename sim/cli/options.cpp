@@ -120,7 +120,7 @@ const std::vector<Command>& commands() {
        }},
       {"plan",
        "plan SCENARIO --vary KEY=LO..HI --target 'FIGURE <= X' [--set ...] [--jobs N]\n"
-       "          [--tolerance R] [--out DIR]",
+       "          [--tolerance R] [--against OTHER --target 'FIGURE <= against'] [--out DIR]",
        "the largest (or smallest) value of one key that meets a target", 1, 1, "one SCENARIO",
        [](po::options_description& d) {
          declare_set(d);
@@ -131,7 +131,10 @@ const std::vector<Command>& commands() {
              "max(COLUMN) of rounds.csv, or a summary.json key")(
              "jobs", po::value<PositiveInt>()->value_name("N")->default_value(PositiveInt{}, "1"), "runs at once")(
              "tolerance", po::value<std::string>()->value_name("R")->default_value("0.001"),
-             "a real key's answer: the bracket's width relative to its ends (integer keys: exact)");
+             "a real key's answer: the bracket's width relative to its ends (integer keys: exact)")(
+             "against", po::value<std::string>()->value_name("OTHER"),
+             "another scenario run at every point too; the target 'FIGURE <= against' compares the two figures "
+             "(a break-even)");
          declare_out(d, "the plan's folder (default: results/plans/NAME)");
        }},
       {"calibrate",
@@ -337,6 +340,7 @@ Args parse_command_line(int argc, char** argv) {
   if (vm.count("vary")) a.vary = vm["vary"].as<std::string>();
   if (vm.count("target")) a.target = vm["target"].as<std::string>();
   if (vm.count("tolerance")) a.tolerance = vm["tolerance"].as<std::string>();
+  if (vm.count("against")) a.against = vm["against"].as<std::string>();
   if (c && !a.help && !a.version && (a.positional.size() < c->min_args || a.positional.size() > c->max_args)) {
     std::string given;
     for (const auto& p : a.positional) given += " '" + p + "'";

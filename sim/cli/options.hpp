@@ -37,6 +37,7 @@ struct Args {
   int cpu_period_us = 10000;
   // plan: the key and range, the target, a real key's tolerance (raw; plan.cpp checks them).
   std::string vary, target, tolerance = "0.001";
+  std::optional<std::string> against;  // plan: the scenario a target 'FIGURE <= against' compares with
 };
 
 // Parses argv; throws UsageError naming what is wrong. Only the global options (--log-level,

@@ -62,43 +62,75 @@ struct Planner {
   std::string key;  // as --set takes it
   bool integer = false;
   std::string out, base, executable;
-  SweepPlan cells_plan;  // the points run as a sweep's cells do
-  size_t runs = 0;
+  SweepPlan cells_plan;                   // the points run as a sweep's cells do
+  std::optional<SweepPlan> against_plan;  // --against: the other scenario's runs of the same points
+  size_t points_run = 0, runs = 0;
 
   std::string figure;  // the target's
-  std::map<double, std::string> folder_of;
+  std::map<double, std::string> folder_of, against_folder_of;
+  std::map<double, double> own_figure, against_figure;  // with --against: each side's figure
 
-  // Runs the points, `jobs` at a time, in order.
+  // Runs the points (each once, or with --against twice: this scenario and the other), `jobs`
+  // runs at a time, in order.
   std::vector<PlanPoint> evaluate(const std::vector<double>& values) {
-    std::vector<SweepCell> cells;
+    struct Run {
+      const SweepPlan* plan;
+      SweepCell cell;
+      std::string folder;
+    };
+    std::vector<Run> queue;
     for (double v : values) {
       SweepCell c;
-      c.index = runs++;
+      c.index = points_run++;
       c.values = {number_text(v, integer)};
       c.dir = fmt::format("{:03d}_{}", c.index, c.values[0]);
       c.overrides = request.overrides;
       c.overrides.push_back(key + "=" + c.values[0]);
       folder_of[v] = cells_plan.out + "/" + c.dir;
-      cells.push_back(std::move(c));
+      queue.push_back({&cells_plan, c, folder_of[v]});
+      if (against_plan) {
+        against_folder_of[v] = against_plan->out + "/" + c.dir;
+        queue.push_back({&*against_plan, c, against_folder_of[v]});
+      }
     }
-    std::vector<std::optional<CellProcess>> processes(cells.size());
+    runs += queue.size();
+    std::vector<std::optional<CellProcess>> processes(queue.size());
     size_t started = 0;
     auto start_next = [&] {
-      if (started < cells.size()) processes[started].emplace(start_cell(cells_plan, cells[started], executable)), ++started;
+      if (started < queue.size())
+        processes[started].emplace(start_cell(*queue[started].plan, queue[started].cell, executable)), ++started;
     };
     for (int j = 0; j < request.jobs; ++j) start_next();
-    std::vector<PlanPoint> points;
-    for (size_t i = 0; i < cells.size(); ++i) {
+    // Run i's figure, or why it has none.
+    auto figure_of = [&](size_t i, std::string& error) -> std::optional<double> {
       std::optional<int> status;
       while (!(status = processes[i]->poll())) std::this_thread::sleep_for(std::chrono::milliseconds(20));
       start_next();
-      const CellOutcome o = finish_cell(cells_plan, cells[i], *status);
+      const CellOutcome o = finish_cell(*queue[i].plan, queue[i].cell, *status);
+      if (!o.ok) return error = o.error, std::nullopt;
+      auto f = run_figure(queue[i].folder, figure);
+      if (!f) error = "the run has no figure '" + figure + "'";
+      return f;
+    };
+    std::vector<PlanPoint> points;
+    const size_t per_point = against_plan ? 2 : 1;
+    for (size_t v = 0; v < values.size(); ++v) {
       PlanPoint p;
-      p.value = values[i];
-      if (!o.ok) p.error = o.error;
-      else if (!(p.figure = run_figure(folder_of[values[i]], figure))) p.error = "the run has no figure '" + figure + "'";
-      fmt::print(stderr, "[{}] {}={}: {}\n", cells[i].index + 1, key, cells[i].values[0],
-                 p.figure ? fmt::format("{}", *p.figure) : "FAILED: " + p.error);
+      p.value = values[v];
+      const auto mine = figure_of(v * per_point, p.error);
+      std::optional<double> theirs;
+      if (against_plan) {
+        std::string error;
+        theirs = figure_of(v * per_point + 1, error);
+        if (!theirs && p.error.empty()) p.error = request.against.value() + ": " + error;
+      }
+      if (mine) own_figure[p.value] = *mine;
+      if (theirs) against_figure[p.value] = *theirs;
+      if (mine && (!against_plan || theirs)) p.figure = against_plan ? *mine - *theirs : *mine;
+      fmt::print(stderr, "[{}] {}={}: {}\n", queue[v * per_point].cell.index + 1, key, queue[v * per_point].cell.values[0],
+                 !p.figure       ? "FAILED: " + p.error
+                 : against_plan  ? fmt::format("{} against {}", *mine, *theirs)
+                                 : fmt::format("{}", *p.figure));
       points.push_back(p);
     }
     return points;
@@ -107,14 +139,18 @@ struct Planner {
 
 void write_outputs(const Planner& pl, const PlanTarget& target, const PlanRange& range, const PlanResult& r) {
   std::ofstream csv(pl.out + "/plan.csv");
-  csv << "value,figure,holds";
+  // With --against: this scenario's figure, the other's, and the verdict on their difference.
+  const bool against = pl.against_plan.has_value();
+  csv << (against ? "value,figure,against_figure,holds" : "value,figure,holds");
   for (const char* phase : kPhases) csv << "," << phase;
   csv << ",bottleneck,error\n";
   nlohmann::json points = nlohmann::json::array();
   for (const PlanPoint& p : r.points) {
     const std::string folder = pl.folder_of.at(p.value);
     csv << number_text(p.value, range.integer) << ",";
-    if (p.figure) csv << fmt::format("{}", *p.figure);
+    auto cell = [&](const std::map<double, double>& of) { return of.count(p.value) ? fmt::format("{}", of.at(p.value)) : ""; };
+    if (against) csv << cell(pl.own_figure) << "," << cell(pl.against_figure);
+    else if (p.figure) csv << fmt::format("{}", *p.figure);
     csv << "," << (p.figure ? (target.holds(*p.figure) ? "yes" : "no") : "");
     // The rounds' mean split along the critical path (output.critical_path), and its largest phase.
     std::string bottleneck;
@@ -125,8 +161,15 @@ void write_outputs(const Planner& pl, const PlanTarget& target, const PlanRange&
       if (v && *v > largest) largest = *v, bottleneck = std::string(phase).substr(3, std::string(phase).size() - 5);
     }
     csv << "," << bottleneck << "," << (p.error.empty() ? "" : "\"" + p.error + "\"") << "\n";
-    points.push_back({{"value", p.value}, {"figure", p.figure ? nlohmann::json(*p.figure) : nlohmann::json()},
-                      {"bottleneck", bottleneck}, {"folder", fs::relative(folder, pl.out).string()}});
+    nlohmann::json point{{"value", p.value}, {"figure", p.figure ? nlohmann::json(*p.figure) : nlohmann::json()},
+                         {"bottleneck", bottleneck}, {"folder", fs::relative(folder, pl.out).string()}};
+    if (against) {  // "figure" is the difference; each side's own
+      point["figure"] = pl.own_figure.count(p.value) ? nlohmann::json(pl.own_figure.at(p.value)) : nlohmann::json();
+      point["against_figure"] =
+          pl.against_figure.count(p.value) ? nlohmann::json(pl.against_figure.at(p.value)) : nlohmann::json();
+      point["difference"] = p.figure ? nlohmann::json(*p.figure) : nlohmann::json();
+    }
+    points.push_back(point);
   }
   nlohmann::json j{{"scenario", pl.base},
                    {"key", pl.key},
@@ -140,8 +183,9 @@ void write_outputs(const Planner& pl, const PlanTarget& target, const PlanRange&
                    {"bracket", {r.good, r.bad}},
                    {"monotone", r.monotone},
                    {"violations", r.violations},
-                   {"runs", r.points.size()},
+                   {"runs", pl.runs},
                    {"points", points}};
+  if (against) j["against"] = *pl.request.against;
   std::ofstream(pl.out + "/plan.json") << j.dump(2) << "\n";
 }
 
@@ -209,6 +253,9 @@ int plan_command(const PlanRequest& request, const std::string& fedgrid_executab
   } catch (const std::invalid_argument& e) {
     return fail("--target", "", e.what());
   }
+  if (target.against != request.against.has_value())
+    return target.against ? fail("--target", "", "'" + target.text() + "' compares with another scenario: name it with --against")
+                          : fail("--against", "", "the target must compare with it: 'FIGURE <= against' (or >=)");
   static const std::regex known(R"((max_)?round_time_s|(mean|max)\(\w+\)|[A-Za-z_][\w.]*)");
   if (!std::regex_match(target.figure, known))
     return fail("--target", "", "'" + target.figure + "' is not a figure (round_time_s, max_round_time_s, "
@@ -218,6 +265,7 @@ int plan_command(const PlanRequest& request, const std::string& fedgrid_executab
     for (double v : {range.lo, range.hi}) {
       auto overrides = request.overrides;
       overrides.push_back(pl.key + "=" + number_text(v, range.integer));
+      if (request.against) load_scenario(*request.against, overrides);
       scenario = load_scenario(request.scenario, overrides);
     }
   } catch (const InputError& e) {
@@ -232,6 +280,12 @@ int plan_command(const PlanRequest& request, const std::string& fedgrid_executab
   pl.cells_plan.base = request.scenario;
   pl.cells_plan.out = pl.out + "/points";
   fs::create_directories(pl.cells_plan.out);
+  if (request.against) {
+    pl.against_plan.emplace();
+    pl.against_plan->base = *request.against;
+    pl.against_plan->out = pl.out + "/against";
+    fs::create_directories(pl.against_plan->out);
+  }
   const PlanResult r = plan_search(range, target, request.jobs, [&](const std::vector<double>& v) { return pl.evaluate(v); });
   // A figure no run has is the user's typo, not a failed run.
   if (r.verdict == "failed" && !r.points.empty() && r.points.front().error.rfind("the run has no figure", 0) == 0)
@@ -239,7 +293,7 @@ int plan_command(const PlanRequest& request, const std::string& fedgrid_executab
                                     "000_*/ holds the first run's rounds.csv and summary.json)");
   write_outputs(pl, target, range, r);
   if (r.verdict == "failed") {
-    fmt::print("{}: a run failed; {} runs -> {}/plan.csv\n", scenario.name, r.points.size(), pl.out);
+    fmt::print("{}: a run failed; {} runs -> {}/plan.csv\n", scenario.name, pl.runs, pl.out);
     return 1;
   }
   std::string said;
@@ -252,7 +306,8 @@ int plan_command(const PlanRequest& request, const std::string& fedgrid_executab
   else
     said = fmt::format("the {} {} for which {}: {} ({} fails)", r.largest ? "largest" : "smallest", pl.key,
                        target.text(), number_text(*r.answer, range.integer), number_text(r.bad, range.integer));
-  fmt::print("{}: {}; {} runs -> {}/plan.json\n", scenario.name, said, r.points.size(), pl.out);
+  if (request.against) said += " (against " + *request.against + ")";
+  fmt::print("{}: {}; {} runs -> {}/plan.json\n", scenario.name, said, pl.runs, pl.out);
   return 0;
 }
 

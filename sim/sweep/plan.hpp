@@ -5,6 +5,11 @@
 // at a time. Writes DIR/plan.csv (every point: its value, figure, verdict and, where the scenario
 // sets output.critical_path, its rounds' mean critical-path split and the largest phase) and
 // DIR/plan.json (the answer, the bracket, the direction, the runs, monotonicity).
+//
+// With `against` (another scenario) and a target 'FIGURE <= against' (or >=), each point runs
+// both scenarios with the same overrides and compares their figures: the break-even value of
+// the key, where one design stops beating the other (FedSeq's relay against FedAvg over the
+// hospitals' latency). plan.csv then also lists the other's figure.
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +22,7 @@ struct PlanRequest {
   std::string target;  // FIGURE <= X | FIGURE >= X
   std::vector<std::string> overrides;  // --set, every point
   std::optional<std::string> out;      // default results/plans/<scenario name>
+  std::optional<std::string> against;  // the scenario a target 'FIGURE <= against' compares with
   int jobs = 1;
   double tolerance = 1e-3;
 };

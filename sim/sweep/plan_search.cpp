@@ -49,7 +49,9 @@ std::vector<double> inside(const PlanRange& r, double a, double b, int count, bo
 
 }  // namespace
 
-std::string PlanTarget::text() const { return fmt::format("{} {} {}", figure, at_most ? "<=" : ">=", threshold); }
+std::string PlanTarget::text() const {
+  return fmt::format("{} {} {}", figure, at_most ? "<=" : ">=", against ? "against" : fmt::format("{}", threshold));
+}
 
 PlanTarget parse_target(const std::string& text) {
   for (const char* op : {"<=", ">="}) {
@@ -58,7 +60,9 @@ PlanTarget parse_target(const std::string& text) {
     PlanTarget t;
     t.figure = trimmed(text.substr(0, at));
     t.at_most = std::string(op) == "<=";
-    t.threshold = number(trimmed(text.substr(at + 2)), "the target's threshold");
+    const std::string rhs = trimmed(text.substr(at + 2));
+    if (rhs == "against") t.against = true;
+    else t.threshold = number(rhs, "the target's threshold");
     if (t.figure.empty()) throw std::invalid_argument("the target names no figure");
     return t;
   }

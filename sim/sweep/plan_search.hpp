@@ -18,11 +18,15 @@ struct PlanTarget {
   std::string figure;  // round_time_s, max_round_time_s, mean(COLUMN), max(COLUMN), or a summary.json key
   bool at_most = true;  // <=; else >=
   double threshold = 0;
+  // "FIGURE <= against": the figure of another scenario at the same point (plan --against); a
+  // point's figure is then the difference, this scenario's less the other's, held against 0.
+  bool against = false;
   bool holds(double value) const { return at_most ? value <= threshold : value >= threshold; }
   std::string text() const;  // as the user writes it: "round_time_s <= 60"
 };
 
-// Parses "FIGURE <= X" or "FIGURE >= X"; throws std::invalid_argument saying what is wrong.
+// Parses "FIGURE <= X", "FIGURE >= X", or with `against` for X; throws std::invalid_argument
+// saying what is wrong.
 PlanTarget parse_target(const std::string& text);
 
 struct PlanRange {
