@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "sim/engine/federation.hpp"
@@ -51,6 +52,14 @@ std::vector<std::string> one_hospital(const std::string& dir) {
           "timing.network=cm02", "platform.backbone.bandwidth_bps=10e9", "stop.rounds=1", "output.dir=" + dir + "/out"};
 }
 
+// The first send row from `host` to `peer` in `round`.
+test::Event send_of(const std::string& out, const std::string& host, const std::string& peer, int round) {
+  for (const auto& e : test::events(out))
+    if (e.kind == "send" && e.host == host && e.peer == peer && e.round == round) return e;
+  ADD_FAILURE() << "no send from " << host << " to " << peer << " in round " << round << " of " << out;
+  return {};
+}
+
 // A timing-only run holds no values: the download carries sign's size from n alone,
 // 9 (header) + 4 (one bucket's scale) + ceil(n / 8) sign bytes, plus the 64-byte message
 // header; encoding (6 operations a value) is charged on the server before it, decoding (2) on
@@ -77,6 +86,64 @@ TEST(CompressionRuns, TimingOnlyTransferIsEncodeLatencyEncodedSizeDecode) {
   EXPECT_DOUBLE_EQ(decode.start, send.end);
   EXPECT_DOUBLE_EQ(decode.flops, 2.0 * kValues);
   EXPECT_NEAR(decode.end - decode.start, 2.0 * kValues / kHospSpeed, 1e-9);
+}
+
+// powersgd reads the model's tensors (models::state_layout): the tiny scenario's mlp is three
+// weight matrices, 200 x 144, 200 x 200 and 10 x 200, each followed by its bias. A timing-only
+// download carries the size they give at rank 2, counted here from the format: 13 (header) +
+// 6 tensors x 8 (their shapes) + 4 a float of P^ (rows x 2), Q (columns x 2) and the biases;
+// encoding and decoding charge the counts of sim/compression/powersgd.cpp.
+TEST(CompressionRuns, PowersgdTimingOnlyTransferCarriesTheFactorsOfTheModelsMatrices) {
+  const std::string dir = test::temp_dir("compression-powersgd-timing");
+  std::string sets = "--set training.mode=timing-only --set compression.downlink.method=powersgd";
+  for (const auto& s : one_hospital(dir)) sets += " --set '" + s + "'";
+  const std::string out = test::run_ok("compression-powersgd-timing-run", test::tiny_scenario("compression"), sets);
+  struct Matrix {
+    int64_t rows, cols;
+  };
+  const Matrix matrices[] = {{200, 144}, {200, 200}, {10, 200}};
+  const int64_t r = 2, biases = 200 + 200 + 10;
+  int64_t floats = biases, values = biases;
+  double encode_flops = 0, decode_flops = biases;
+  for (const auto& m : matrices) {
+    floats += r * (m.rows + m.cols), values += m.rows * m.cols;
+    const double n = double(m.rows), c = double(m.cols);
+    encode_flops += 6 * n * c * r + r * (3 * n + 1) + 2 * n * r * (r - 1);
+    decode_flops += 2 * n * c * r;
+  }
+  ASSERT_EQ(values, kValues);
+  encode_flops += 2.0 * double(kValues);  // the residual in and out, a value each
+  const int64_t bytes = 13 + 6 * 8 + 4 * floats + 64;
+  ASSERT_EQ(bytes, 9397);
+  const auto events = test::events(out);
+  ASSERT_GE(events.size(), 3u);
+  const auto& encode = events[0], &send = events[1], &decode = events[2];
+  EXPECT_EQ(encode.kind, "encode");
+  EXPECT_DOUBLE_EQ(encode.flops, encode_flops);
+  EXPECT_EQ(send.kind, "send");
+  EXPECT_EQ(send.bytes, bytes);
+  EXPECT_EQ(decode.kind, "decode");
+  EXPECT_DOUBLE_EQ(decode.flops, decode_flops);
+}
+
+// dgc's sparsity warm-up in a timing-only run: the r-th download keeps ceil(n / 4^r) entries
+// (75%, 93.75%, 98.4375% left out), the size of topk's format with them evenly spread.
+TEST(CompressionRuns, DgcTimingOnlyDownloadsWarmUpTheirSparsityRoundByRound) {
+  const std::string dir = test::temp_dir("compression-dgc-timing");
+  std::string sets = "--set training.mode=timing-only --set compression.downlink.method=dgc";
+  for (const auto& s : one_hospital(dir)) sets += " --set '" + s + "'";
+  sets += " --set stop.rounds=3";
+  const std::string out = test::run_ok("compression-dgc-timing-run", test::tiny_scenario("compression"), sets);
+  int64_t last = 0;
+  for (int round = 1; round <= 3; ++round) {
+    const int64_t k = (kValues + (int64_t(1) << (2 * round)) - 1) >> (2 * round);  // ceil(n / 4^r)
+    const int64_t gap = (kValues - k) / k, gap_bytes = k * (gap < 128 ? 1 : 2), bitmap = (kValues + 7) / 8;
+    const int64_t bytes = 10 + std::min(gap_bytes, bitmap) + 4 * k + 64;
+    EXPECT_EQ(send_of(out, "server", "hosp-1", round).bytes, bytes) << "round " << round;
+    if (round == 1) EXPECT_EQ(bytes, 10 + 8902 + 4 * 17803 + 64);
+    EXPECT_TRUE(last == 0 || bytes < last);
+    last = bytes;
+  }
 }
 
 // topk with error feedback, by hand (the codec's own example, docs/guide/compression.md), on
@@ -178,6 +245,17 @@ TEST(CompressionRuns, ResumeGivesTheSameBytes) {
   test::expect_resume_gives_same_bytes(dir, "", 2);
 }
 
+// powersgd's warm-started Q and dgc's momentum and warm-up count are kept state too.
+TEST(CompressionRuns, PowersgdAndDgcResumeGivesTheSameBytes) {
+  const std::string dir = test::temp_dir("compression-resume-powersgd-dgc");
+  test::write_file(dir + "/s.yaml",
+                   test::tiny_scenario("compression-resume",
+                                       "compression:\n  uplink: {method: powersgd, rank: 1}\n"
+                                       "  downlink: {method: dgc, sparsity: 0.99}\n"
+                                       "output: {checkpoint_every: 1}\n"));
+  test::expect_resume_gives_same_bytes(dir, "", 2);
+}
+
 // What a checkpoint holds of the transfer stage (CompressedLinks::save): the references by
 // unordered pair (lower id, higher id) and the residuals by ordered pair (sender, receiver);
 // hospitals by id from 0, the server -1.
@@ -199,14 +277,6 @@ LinkState link_state(const std::string& checkpoint) {
   return s;
 }
 
-// The first send row from `host` to `peer` in `round`.
-test::Event send_of(const std::string& out, const std::string& host, const std::string& peer, int round) {
-  for (const auto& e : test::events(out))
-    if (e.kind == "send" && e.host == host && e.peer == peer && e.round == round) return e;
-  ADD_FAILURE() << "no send from " << host << " to " << peer << " in round " << round << " of " << out;
-  return {};
-}
-
 // Runs fedgrid on DIR/s.yaml into DIR/<out>, expecting exit 0; returns the output folder.
 std::string run_into(const std::string& dir, const std::string& out, const std::string& sets) {
   const auto r = test::run_fedgrid("run " + dir + "/s.yaml --out " + dir + "/" + out + " " + sets);
@@ -222,9 +292,10 @@ std::string run_into(const std::string& dir, const std::string& out, const std::
 // decode(encode(u)), and the sender's residual r = u - d. Cut, nothing arrived: the reference
 // must still be b (so delivered minus cut is d: nonzero exactly where something was sent), and
 // restore_undelivered must have made the residual r + d (topk: u exactly).
-// `sent_values`: d's nonzero values, what was sent and is back.
+// `sent_values`: d's nonzero values, what was sent and is back (none: not checked, for
+// powersgd, whose decoded values are zero only where a row of the update was).
 void expect_residual_restored(const LinkState& delivered, const LinkState& cut, int64_t round, int sender, int receiver,
-                              int64_t values, int64_t sent_values) {
+                              int64_t values, std::optional<int64_t> sent_values) {
   EXPECT_EQ(delivered.round, round);
   EXPECT_EQ(cut.round, round);
   const std::pair<int, int> pair{std::min(sender, receiver), std::max(sender, receiver)}, ordered{sender, receiver};
@@ -245,17 +316,18 @@ void expect_residual_restored(const LinkState& delivered, const LinkState& cut, 
     // b + d - b rounds d by at most half an ulp of b + d: a tolerance far below any value sent.
     mismatches += std::abs(restored[i] - (r[i] + d)) > 1e-6f * (1.0f + std::abs(base[i]));
   }
-  EXPECT_EQ(nonzero, sent_values) << "a lost transfer moved the pair's reference, or the delivered one sent otherwise";
+  if (sent_values) EXPECT_EQ(nonzero, *sent_values) << "a lost transfer moved the pair's reference, or the delivered one sent otherwise";
+  EXPECT_GT(nonzero, 0) << "the delivered transfer moved nothing";
   EXPECT_EQ(mismatches, 0) << "the cut run's residual is not the delivered run's residual plus what it delivered";
 }
 
-// A crash cuts the hospital's first upload half way through its bytes, under the two codecs
-// with error feedback. The downloads are uncompressed, and the global model downloaded is the
+// A crash cuts the hospital's first upload half way through its bytes, under the codecs with
+// error feedback (dgc's first encoding, in its warm-up, keeps ceil(n / 4) entries). The downloads are uncompressed, and the global model downloaded is the
 // pair's reference: the upload encodes the local update, and the cut must leave that reference. The crash comes after the training, so the run
 // without it trained the same model, and round 1's checkpoints (written as round 2 begins)
 // must differ as expect_residual_restored says; the faulty run twice gives the same bytes.
 TEST(CompressionRuns, ACutUploadGivesItsValuesBackToTheResidualAndLeavesTheReference) {
-  for (const std::string method : {"topk", "sign"}) {
+  for (const std::string method : {"topk", "sign", "powersgd", "dgc"}) {
     SCOPED_TRACE(method);
     const std::string dir = test::temp_dir("compression-cut-" + method);
     test::write_file(dir + "/s.yaml", test::tiny_scenario("compression-cut"));
@@ -282,8 +354,10 @@ TEST(CompressionRuns, ACutUploadGivesItsValuesBackToTheResidualAndLeavesTheRefer
     EXPECT_GE(faults["updates_lost"].get<int>(), 1);
     EXPECT_EQ(faults["hospitals_lost"], 1);
 
+    const std::map<std::string, std::optional<int64_t>> sent{
+        {"topk", 713}, {"sign", kValues}, {"powersgd", std::nullopt}, {"dgc", (kValues + 3) / 4}};
     expect_residual_restored(link_state(delivered + "/checkpoint.bin"), link_state(cut + "/checkpoint.bin"), 1, 0, -1,
-                             kValues, method == "topk" ? 713 : kValues);  // topk's 713 entries, every value for sign
+                             kValues, sent.at(method));
     // The same faults give the same bytes: the outputs and the checkpoint.
     for (const char* f : {"rounds.csv", "hospitals.csv", "events.csv", "summary.json", "checkpoint.bin"})
       EXPECT_EQ(read_file(cut + "/" + f), read_file(again + "/" + f)) << f;
@@ -387,6 +461,16 @@ TEST(CompressionRuns, BadSettingsExitTwoNamingTheKey) {
                                "key 'compression.uplink.zfp_mode': accuracy's encoded size depends on the values");
   test::expect_run_input_error("compression-method", base, "--set compression.uplink.method=gzip",
                                "compression.uplink.method");
+  test::expect_run_input_error("compression-rank", base + "compression:\n  uplink: {method: powersgd, rank: 0}\n", "",
+                               "s.yaml:16: key 'compression.uplink.rank': must be from 1 to 65535: the rank of each "
+                               "matrix's approximation, got 0");
+  test::expect_run_input_error("compression-dgc-sparsity", base,
+                               "--set compression.downlink.method=dgc --set compression.downlink.sparsity=1",
+                               "key 'compression.downlink.sparsity': must be in [0, 1): the share of entries left out "
+                               "once warmed up, got 1");
+  test::expect_run_input_error("compression-dgc-warmup", base,
+                               "--set compression.uplink.method=dgc --set compression.uplink.warmup_rounds=-2",
+                               "key 'compression.uplink.warmup_rounds': must be 0 (no warm-up) or a count of rounds, got -2");
 }
 
 // A codec's settings are declared by its method, as an algorithm's keys are: another method's
@@ -405,6 +489,13 @@ TEST(CompressionRuns, AnotherMethodsSettingIsAnError) {
                                "--set compression.uplink.error_bound=0.01",
                                "key 'compression.uplink.error_bound': not a setting of method zfp in zfp_mode rate: "
                                "only method zfp in zfp_mode accuracy read it (did you mean 'compression.uplink.rate'?)");
+  test::expect_run_input_error("compression-powersgd-fraction", base,
+                               "--set compression.uplink.method=powersgd --set compression.uplink.fraction=0.01",
+                               "key 'compression.uplink.fraction': not a setting of method powersgd: only method topk "
+                               "read it (did you mean 'compression.uplink.rank'?)");
+  test::expect_run_input_error("compression-topk-momentum", base,
+                               "--set compression.uplink.method=topk --set compression.uplink.momentum=0.9",
+                               "key 'compression.uplink.momentum': not a setting of method topk: only method dgc read it");
   // `method: none` written out keeps any setting, for a --set or a sweep that turns it on.
   const std::string dir = test::temp_dir("compression-none-kept");
   test::write_file(dir + "/s.yaml", base + "compression:\n  uplink: {method: none, bits: 4}\n");

@@ -8,12 +8,61 @@
 namespace fedgrid::compression {
 namespace {
 
-// The state's format: "FGEF" (4 bytes), format version 1 (1 byte), count (8 bytes), the
-// residual as float32 bit patterns, all little-endian.
+// The state's format: "FGEF" (4 bytes), format version (1 byte), count (8 bytes), the residual
+// as float32 bit patterns; version 2 then adds dgc's momentum and powersgd's query (a count and
+// the floats each) and dgc's encodings (8 bytes). All little-endian. A state with neither
+// (quantize, topk, sign, zfp) is written as version 1, as before those codecs existed.
 constexpr uint8_t kStateMagic[4] = {'F', 'G', 'E', 'F'};
-constexpr uint8_t kStateVersion = 1;
+constexpr uint8_t kStateVersion = 1, kStateVersionMore = 2;
+
+void put_floats(ByteWriter& w, const std::vector<float>& v) {
+  w.u64(v.size());
+  for (float x : v) w.f32(x);
+}
+
+std::vector<float> get_floats(ByteReader& r) {
+  const uint64_t n = r.u64();
+  if (n > r.left() / 4) r.fail(std::to_string(n) + " values announced, " + std::to_string(r.left()) + " bytes left");
+  std::vector<float> v(n);
+  for (auto& x : v) x = r.f32();
+  return v;
+}
+
+// A layout that does not add up to the values is the caller's mistake, said plainly.
+void check_layout(const Layout& layout, int64_t n) {
+  if (layout.empty()) return;
+  int64_t total = 0;
+  for (const auto& t : layout) {
+    for (int64_t d : t.dims)
+      if (d < 0) throw std::invalid_argument("a layout's tensor has a negative dimension");
+    total += t.values();
+  }
+  if (total != n)
+    throw std::invalid_argument("the layout's " + std::to_string(layout.size()) + " tensors hold " + std::to_string(total) +
+                                " values, the update " + std::to_string(n));
+}
 
 }  // namespace
+
+EncodedUpdate Codec::encode(std::span<const float> values, EncoderState& state, uint64_t seed, const Layout& layout) const {
+  check_layout(layout, int64_t(values.size()));
+  return do_encode(values, layout, state, seed);
+}
+
+double Codec::encode_flops(int64_t n, const Layout& layout, const EncoderState& state) const {
+  check_layout(layout, n);
+  return do_encode_flops(n, layout, state);
+}
+
+double Codec::decode_flops(int64_t n, const Layout& layout, const EncoderState& state) const {
+  check_layout(layout, n);
+  return do_decode_flops(n, layout, state);
+}
+
+std::optional<int64_t> Codec::shape_bytes(int64_t n, const Layout& layout, const EncoderState& state) const {
+  check_layout(layout, n);
+  return do_shape_bytes(n, layout, state);
+}
 
 void Codec::restore_undelivered(EncoderState& state, const EncodedUpdate& lost) const {
   if (!keeps_residual()) return;
@@ -33,6 +82,8 @@ std::unique_ptr<Codec> make_codec(const CodecSettings& s) {
     case Method::TopK: return make_topk(s);
     case Method::Sign: return make_sign(s);
     case Method::Zfp: return make_zfp(s);
+    case Method::PowerSgd: return make_powersgd(s);
+    case Method::Dgc: return make_dgc(s);
   }
   throw std::invalid_argument("unknown compression method " + std::to_string(int(s.method)));
 }
@@ -65,13 +116,18 @@ std::vector<float> with_residual(std::span<const float> values, const EncoderSta
 }
 
 std::vector<uint8_t> save_state(const EncoderState& state) {
+  const bool more = !state.momentum.empty() || !state.query.empty() || state.encodings != 0;
   std::vector<uint8_t> out;
-  out.reserve(13 + 4 * state.residual.size());
+  out.reserve(13 + 4 * state.residual.size() + (more ? 24 + 4 * (state.momentum.size() + state.query.size()) : 0));
   ByteWriter w(out);
   for (uint8_t b : kStateMagic) w.u8(b);
-  w.u8(kStateVersion);
-  w.u64(state.residual.size());
-  for (float v : state.residual) w.f32(v);
+  w.u8(more ? kStateVersionMore : kStateVersion);
+  put_floats(w, state.residual);
+  if (more) {
+    put_floats(w, state.momentum);
+    put_floats(w, state.query);
+    w.u64(uint64_t(state.encodings));
+  }
   return out;
 }
 
@@ -79,13 +135,19 @@ EncoderState load_state(std::span<const uint8_t> bytes) {
   ByteReader r(bytes, "error-feedback state");
   const auto magic = r.bytes(4);
   if (!std::equal(magic.begin(), magic.end(), kStateMagic)) r.fail("not an error-feedback state");
-  if (const uint8_t version = r.u8(); version != kStateVersion)
-    r.fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kStateVersion));
-  const uint64_t n = r.u64();
-  if (n > r.left() / 4) r.fail(std::to_string(n) + " values announced, " + std::to_string(r.left()) + " bytes left");
+  const uint8_t version = r.u8();
+  if (version != kStateVersion && version != kStateVersionMore)
+    r.fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kStateVersion) + " and " +
+           std::to_string(kStateVersionMore));
   EncoderState state;
-  state.residual.resize(n);
-  for (auto& v : state.residual) v = r.f32();
+  state.residual = get_floats(r);
+  if (version == kStateVersionMore) {
+    state.momentum = get_floats(r);
+    state.query = get_floats(r);
+    const uint64_t encodings = r.u64();
+    if (encodings > uint64_t(std::numeric_limits<int64_t>::max())) r.fail("a count of encodings past 2^63");
+    state.encodings = int64_t(encodings);
+  }
   if (r.left() != 0) r.fail(std::to_string(r.left()) + " bytes after the last value");
   return state;
 }

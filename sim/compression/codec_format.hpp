@@ -1,5 +1,5 @@
 #pragma once
-// What the four codecs share inside sim/compression (not for callers): the header every format
+// What the codecs share inside sim/compression (not for callers): the header every format
 // starts with, the residual's check, the counter-based draws of stochastic rounding, and each
 // codec's factory.
 #include <cstdint>
@@ -41,5 +41,7 @@ std::unique_ptr<Codec> make_quantize(const CodecSettings& s);
 std::unique_ptr<Codec> make_topk(const CodecSettings& s);
 std::unique_ptr<Codec> make_sign(const CodecSettings& s);
 std::unique_ptr<Codec> make_zfp(const CodecSettings& s);
+std::unique_ptr<Codec> make_powersgd(const CodecSettings& s);
+std::unique_ptr<Codec> make_dgc(const CodecSettings& s);
 
 }  // namespace fedgrid::compression

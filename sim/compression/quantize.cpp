@@ -23,7 +23,7 @@ class Quantize final : public Codec {
   using Codec::Codec;
   bool keeps_residual() const override { return false; }
 
-  EncodedUpdate encode(std::span<const float> values, EncoderState&, uint64_t seed) const override {
+  EncodedUpdate do_encode(std::span<const float> values, const Layout&, EncoderState&, uint64_t seed) const override {
     const int64_t n = int64_t(values.size());
     const int bits = settings().bits;
     const uint32_t top = (uint32_t(1) << bits) - 1;  // the highest code
@@ -96,11 +96,11 @@ class Quantize final : public Codec {
   }
 
   // Per value: min and max (2), scaling (3), rounding (2), SplitMix64's draw (9 integer ops).
-  double encode_flops(int64_t n) const override { return 16.0 * double(n); }
+  double do_encode_flops(int64_t n, const Layout&, const EncoderState&) const override { return 16.0 * double(n); }
   // Per value: unpack (2), scale and shift (3).
-  double decode_flops(int64_t n) const override { return 5.0 * double(n); }
+  double do_decode_flops(int64_t n, const Layout&, const EncoderState&) const override { return 5.0 * double(n); }
 
-  std::optional<int64_t> shape_bytes(int64_t n) const override {
+  std::optional<int64_t> do_shape_bytes(int64_t n, const Layout&, const EncoderState&) const override {
     return kQuantizeHeaderBytes + 8 * bucket_count(settings().bucket, n) + packed_bytes(n, settings().bits);
   }
 };

@@ -20,7 +20,7 @@ class Sign final : public Codec {
   using Codec::Codec;
   bool keeps_residual() const override { return true; }
 
-  EncodedUpdate encode(std::span<const float> values, EncoderState& state, uint64_t) const override {
+  EncodedUpdate do_encode(std::span<const float> values, const Layout&, EncoderState& state, uint64_t) const override {
     const int64_t n = int64_t(values.size());
     std::vector<float> v = with_residual(values, state);
     EncodedUpdate out{{}, n};
@@ -70,11 +70,11 @@ class Sign final : public Codec {
 
   // Per value: the residual's addition, the magnitude and its sum (3), the sign (1), the
   // residual's update (2).
-  double encode_flops(int64_t n) const override { return 6.0 * double(n); }
+  double do_encode_flops(int64_t n, const Layout&, const EncoderState&) const override { return 6.0 * double(n); }
   // Per value: unpack and pick the sign (2).
-  double decode_flops(int64_t n) const override { return 2.0 * double(n); }
+  double do_decode_flops(int64_t n, const Layout&, const EncoderState&) const override { return 2.0 * double(n); }
 
-  std::optional<int64_t> shape_bytes(int64_t n) const override {
+  std::optional<int64_t> do_shape_bytes(int64_t n, const Layout&, const EncoderState&) const override {
     return kSignHeaderBytes + 4 * bucket_count(settings().bucket, n) + packed_bytes(n, 1);
   }
 };

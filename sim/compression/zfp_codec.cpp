@@ -45,7 +45,7 @@ class Zfp final : public Codec {
   using Codec::Codec;
   bool keeps_residual() const override { return false; }
 
-  EncodedUpdate encode(std::span<const float> values, EncoderState&, uint64_t) const override {
+  EncodedUpdate do_encode(std::span<const float> values, const Layout&, EncoderState&, uint64_t) const override {
     const int64_t n = int64_t(values.size());
     EncodedUpdate out{{}, n};
     ByteWriter w(out.bytes);
@@ -101,10 +101,14 @@ class Zfp final : public Codec {
   // Upper bounds per value: the block's common exponent and conversion to integers (2),
   // the lifting transform (4), the negabinary reordering (2), then about 2 per bit plane
   // coded, all 32 of a float's planes at most.
-  double encode_flops(int64_t n) const override { return (8.0 + 2.0 * 32) * double(n); }
-  double decode_flops(int64_t n) const override { return (8.0 + 2.0 * 32) * double(n); }
+  double do_encode_flops(int64_t n, const Layout&, const EncoderState&) const override {
+    return (8.0 + 2.0 * 32) * double(n);
+  }
+  double do_decode_flops(int64_t n, const Layout&, const EncoderState&) const override {
+    return (8.0 + 2.0 * 32) * double(n);
+  }
 
-  std::optional<int64_t> shape_bytes(int64_t n) const override {
+  std::optional<int64_t> do_shape_bytes(int64_t n, const Layout&, const EncoderState&) const override {
     if (settings().zfp_mode == ZfpMode::Accuracy) return std::nullopt;
     if (n == 0) return kZfpHeaderBytes;
     const int64_t block_bits = std::max<int64_t>(int64_t(std::floor(4 * settings().rate + 0.5)), 9);

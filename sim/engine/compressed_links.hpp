@@ -9,11 +9,14 @@
 //                   receiver adds the decoded difference to it: FedAvg's uplink sends the local
 //                   update, its downlink the change since the last exchange.
 //   encoder state   per ordered pair (sender, receiver): the error-feedback residual (topk,
-//                   sign), reset when the size changes; a lost transfer gives its values back.
+//                   sign, powersgd, dgc), dgc's momentum and count of encodings, powersgd's
+//                   warm-started Q; reset when the size changes; a lost transfer gives its values
+//                   back to the residual.
 //   transfer count  per ordered pair: with the scenario seed, the sender and the receiver, the
 //                   seed of the transfer's stochastic rounding (seed stream kCompress).
 // The references cost one model per pair that exchanged, held only with compression on. A
-// timing-only run holds no values: its transfers carry the codec's shape_bytes(n).
+// timing-only run holds no values: its transfers carry the codec's shape_bytes(n). A codec that
+// reads the tensors' shapes (powersgd) gets the model's layout (models::state_layout).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,7 +36,8 @@ class StateReader;
 // direction names a codec): an uncompressed run's sends never reach this code.
 class CompressedLinks {
  public:
-  explicit CompressedLinks(const Scenario& scenario);
+  // `hospitals`: the federation's, the senders whose updates the server sums (dgc's N).
+  CompressedLinks(const Scenario& scenario, int64_t hospitals);
   ~CompressedLinks();
   // Whether a model sent from `from` to `to` goes through a codec: downlink from the server,
   // uplink from a hospital (to the server or to another hospital).
@@ -61,7 +65,8 @@ class CompressedLinks {
   // uplink-only codec encodes the local update, not the whole model.
   void arrived_uncompressed(const Node& from, const Node& to, const Model& model);
 
-  // Checkpoints: references, encoder states and transfer counts.
+  // Checkpoints: references, encoder states (residuals, dgc's momentum and encodings,
+  // powersgd's Q) and transfer counts.
   void save(StateWriter& out) const;
   void load(const StateReader& in);
 

@@ -126,7 +126,8 @@ Federation::Federation(World& world, std::vector<Observer*> observers)
   training_ = std::make_unique<TrainingJobs>(world, *ledger_, *guards_, *cohorts_, *tags_, *charge_);
   parallel_ = std::make_unique<ParallelRound>(*cohorts_, *guards_, *ledger_, *tags_);
   // Chosen once, like the transport: without compression.* no send goes near a codec.
-  if (world.scenario.compression.any()) links_ = std::make_unique<CompressedLinks>(world.scenario);
+  if (world.scenario.compression.any())
+    links_ = std::make_unique<CompressedLinks>(world.scenario, int64_t(hospitals_.size()));
   checkpoints_ = std::make_unique<Checkpointer>(world.scenario, *ledger_, *energy_, links_.get());
 }
 

@@ -30,7 +30,8 @@ void link_keys(Keys& k, const std::string& dir, Link Scenario::Compression::*lin
   const CodecSettings d;
   k.group("compression." + dir, what);
   k.custom(p + "method", KeyType::String, "none",
-           "none | quantize (bits, bucket) | topk (fraction) | sign (bucket) | zfp (zfp_mode, error_bound or rate)",
+           "none | quantize (bits, bucket) | topk (fraction) | sign (bucket) | zfp (zfp_mode, error_bound or rate) | "
+           "powersgd (rank) | dgc (sparsity, momentum, masking, clip_norm, warmup_rounds)",
            {.allowed = method_names()}, [name = p + "method", link](S& s, const KeyValues& from) {
              const auto v = from.value<std::string>(name);
              if (!v || *v == "none") return;
@@ -51,7 +52,22 @@ void link_keys(Keys& k, const std::string& dir, Link Scenario::Compression::*lin
       .bind<double>(p + "error_bound", [codec](S& s) -> auto& { return codec(s).error_bound; }, "0.001",
                     "zfp accuracy: largest absolute error of a decoded value, > 0")
       .bind<double>(p + "rate", [codec](S& s) -> auto& { return codec(s).rate; }, "8",
-                    "zfp rate: bits per value, in (0, 32]");
+                    "zfp rate: bits per value, in (0, 32]")
+      .bind<int>(p + "rank", [codec](S& s) -> auto& { return codec(s).rank; }, std::to_string(d.rank),
+                 "powersgd: rank of each weight matrix's approximation (the paper's image classification ran 2), "
+                 "1..65535")
+      .bind<double>(p + "sparsity", [codec](S& s) -> auto& { return codec(s).sparsity; }, "0.999",
+                    "dgc: share of entries left out once warmed up, in [0, 1) (the paper's 99.9%)")
+      .bind<double>(p + "momentum", [codec](S& s) -> auto& { return codec(s).momentum; }, "0.9",
+                    "dgc: momentum correction's factor m (u = m u + update), in [0, 1)")
+      .bind<bool>(p + "masking", [codec](S& s) -> auto& { return codec(s).masking; }, "true",
+                  "dgc: momentum factor masking (u is zeroed where sent)")
+      .bind<double>(p + "clip_norm", [codec](S& s) -> auto& { return codec(s).clip_norm; }, "0",
+                    "dgc: local clipping's global L2 threshold; a sender clips at clip_norm / sqrt(N), N the "
+                    "hospitals on the uplink, 1 on the downlink; 0: no clipping")
+      .bind<int>(p + "warmup_rounds", [codec](S& s) -> auto& { return codec(s).warmup_rounds; },
+                 std::to_string(d.warmup_rounds),
+                 "dgc: rounds of sparsity warm-up (75%, 93.75%, 98.4375%, 99.6%, ...), counted per sender and receiver");
 }
 
 }  // namespace
@@ -64,6 +80,14 @@ void compression_keys(Keys& k) {
 }
 
 namespace {
+
+// The codecs' names as a sentence lists them: "quantize, topk, ... or dgc".
+std::string methods_listed() {
+  std::string s;
+  const size_t n = std::size(compression::kMethods);
+  for (size_t i = 0; i < n; ++i) s += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(compression::kMethods[i].name);
+  return s;
+}
 
 // A codec as its settings name it: "method sign", "method zfp in zfp_mode rate".
 std::string codec_named(const compression::CodecSettings& c) {
@@ -115,7 +139,8 @@ Rules compression_rules() {
     const std::string p = "compression." + dir + ".";
     // A copy: clang refuses to capture a structured binding.
     auto of = [member = link](S s) -> const Link& { return s.compression.*member; };
-    for (const std::string setting : {"bits", "bucket", "fraction", "error_bound", "rate"}) {
+    for (const std::string setting :
+         {"bits", "bucket", "fraction", "error_bound", "rate", "rank", "sparsity", "momentum", "clip_norm", "warmup_rounds"}) {
       auto problem = [of, setting](S s) -> std::string {
         if (!of(s).on) return "";
         for (const auto& pr : compression::settings_problems(of(s).codec))
@@ -137,7 +162,7 @@ Rules compression_rules() {
                        [of, key = p + setting, method = p + "method"](S s) {
                          return !of(s).on && given(s, key) && !given(s, method);
                        },
-                       says("is read only with " + p + "method set (quantize, topk, sign or zfp; or none, written out)")});
+                       says("is read only with " + p + "method set (" + methods_listed() + "; or none, written out)")});
     rules.push_back({{p + "zfp_mode", "training.mode"},
                      [of](S s) {
                        const auto& c = of(s).codec;
