@@ -19,7 +19,8 @@
 # Under a simulated-time budget (dynamicfl) each run's stop.rounds, its cosine schedule's horizon,
 # is the rounds it fits in the budget at its seed: a timing-only run first (a second or two)
 # counts them, since the seed's partition decides which hospital straggles and so how long a
-# round takes. Tables: OUT/stats/*.md (OUT/stats/S/*.md with --shape S); figure:
+# round takes. Tables: OUT/stats/*.md (OUT/stats/S/*.md with --shape S; carpefl also
+# OUT/stats_shared_encoder/, the same runs with carpefl_shared_encoder as the reference); figure:
 # OUT/accuracy_vs_time.png (OUT/accuracy_vs_time_S.png). --jobs N runs N at once (each run uses
 # every core already; 1 here).
 # Extra --set arguments apply to every run (e.g. stop.rounds=2 for a smoke run, into its own --out).
@@ -41,6 +42,8 @@ out=""
 jobs=1
 dry=0
 extra=()
+also_reference=""  # a second reference to tabulate the same runs against (carpefl)
+also_stats=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; seeds_given=1; shift 2 ;;
@@ -82,8 +85,9 @@ case "$paper" in
       "fedrolex|scenarios/dynamicfl/paper_protocol_fedrolex.yaml|"
       "feddf|scenarios/dynamicfl/paper_protocol_feddf.yaml|"
       "fedavg|scenarios/dynamicfl/paper_protocol_fedavg.yaml|"
-      # Not among the paper's baselines: one depth family (vgg5/7/9) at the same budget
-      # (algorithms/dynamicfl/README.md says how its width was chosen).
+      # The paper's IncluFL (its ref. 34, one of its distillation baselines), on one depth
+      # family (vgg5/7/9) at the same budget (algorithms/dynamicfl/README.md says how its width
+      # was chosen).
       "inclusivefl|scenarios/dynamicfl/paper_protocol_inclusivefl.yaml|"
     )
     reference=dynamicfl
@@ -162,6 +166,11 @@ case "$paper" in
       )
     done
     reference=carpefl
+    # The shared-encoder reading tabulated too: the same runs with carpefl_shared_encoder as the
+    # reference (its lead over each baseline, and over fedcsl_inspired_shared_encoder: what
+    # injecting the backbone buys under that reading), into OUT/stats_shared_encoder/.
+    also_reference=carpefl_shared_encoder
+    also_stats=stats_shared_encoder
     # The kept round's site figures (summary.json's final_site: the round early stopping kept).
     metrics="final_site.f1_macro_mean final_site.f1_macro_worst final_site.balanced_acc_mean"
     metrics+=" final_site.balanced_acc_worst final_site.auc_mean final_site.auc_worst kept_round sim_time_s bytes_up"
@@ -304,9 +313,24 @@ for metric in $metrics; do
   /usr/bin/python3 analysis/seed_stats.py "${done_runs[@]}" --group method --reference "$reference" \
     --metric "$metric" --out "$stats" >/dev/null
 done
+# The same runs against the second reference, when its runs are among them (--methods may leave
+# it out).
+also_dir=""
+if [ -n "$also_reference" ]; then
+  for dir in "${done_runs[@]}"; do
+    case "$dir" in */method=$also_reference/*) also_dir=$out/$also_stats${only_shape:+/$only_shape} ;; esac
+  done
+fi
+if [ -n "$also_dir" ]; then
+  mkdir -p "$also_dir"
+  for metric in $metrics; do
+    /usr/bin/python3 analysis/seed_stats.py "${done_runs[@]}" --group method --reference "$also_reference" \
+      --metric "$metric" --out "$also_dir" >/dev/null
+  done
+fi
 section=()
 case "$paper" in fedskd | carpefl*) section=(--section shape) ;; esac
 /usr/bin/python3 analysis/plot_seeds.py "${done_runs[@]}" --group method "${section[@]}" --metric "$plot_metric" \
   --out "$figure" >/dev/null
-echo "tables: $stats/seed_stats_*.md; figure: $figure"
+echo "tables: $stats/seed_stats_*.md${also_dir:+ and $also_dir/seed_stats_*.md}; figure: $figure"
 exit $failed
