@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -26,13 +27,32 @@ void write_header(std::ofstream& out, const std::vector<std::string>& columns) {
   out << '\n' << std::flush;
 }
 
+// The text of each column's last real, kept over one round's hospitals.csv rows: identical
+// hospitals (timing.cohorts' members, a tier's equals) follow one another with the same figures,
+// and formatting a real is most of what writing a row costs.
+struct LastReals {
+  std::vector<uint64_t> bits;  // the value's bits (so that -0.0 and 0.0 stay apart)
+  std::vector<std::string> text;
+  std::vector<bool> set;
+};
+
 // A row: each metric's cell (a real with its metric's digits, an integer, a text), a per-tier
 // metric one cell per tier. Formatted into one buffer and written at once: hospitals.csv has a
 // row per hospital and round (a million at 100,000 hospitals and 10 rounds), where a string
 // and a stream insertion per cell were most of the time spent writing it.
-void write_row(std::ofstream& out, const std::vector<MetricDecl>& metrics, const std::vector<MetricValue>& values) {
+void write_row(std::ofstream& out, const std::vector<MetricDecl>& metrics, const std::vector<MetricValue>& values,
+               LastReals* last = nullptr) {
   fmt::memory_buffer row;
   auto cell = std::back_inserter(row);
+  if (last && last->set.size() != metrics.size())
+    last->bits.assign(metrics.size(), 0), last->text.assign(metrics.size(), ""), last->set.assign(metrics.size(), false);
+  auto real = [&](size_t i, double x) {
+    if (!last) return void(fmt::format_to(cell, "{:.{}f}", x, metrics[i].digits));
+    const auto bits = std::bit_cast<uint64_t>(x);
+    if (!last->set[i] || last->bits[i] != bits)
+      last->text[i] = fmt::format("{:.{}f}", x, metrics[i].digits), last->bits[i] = bits, last->set[i] = true;
+    row.append(last->text[i].data(), last->text[i].data() + last->text[i].size());
+  };
   auto next = [&, first = true]() mutable {
     if (!first) row.push_back(',');
     first = false;
@@ -47,7 +67,7 @@ void write_row(std::ofstream& out, const std::vector<MetricDecl>& metrics, const
       continue;
     }
     next();
-    if (const auto* x = std::get_if<double>(&v)) fmt::format_to(cell, "{:.{}f}", *x, metrics[i].digits);
+    if (const auto* x = std::get_if<double>(&v)) real(i, *x);
     else if (const auto* n = std::get_if<int64_t>(&v)) fmt::format_to(cell, "{}", *n);
     else if (const auto* t = std::get_if<std::string>(&v)) row.append(t->data(), t->data() + t->size());
   }
@@ -171,7 +191,8 @@ void Recorder::on_activity(const Activity& a) {
 void Recorder::on_round(const RoundReport& r) {
   Timed t{output_s_};
   write_row(rounds_, r.metrics->of(Scope::Round), r.values);
-  for (const auto& h : r.hospitals) write_row(hospitals_, r.metrics->of(Scope::Hospital), h.values);
+  LastReals last;
+  for (const auto& h : r.hospitals) write_row(hospitals_, r.metrics->of(Scope::Hospital), h.values, &last);
   rounds_ << std::flush;
   hospitals_ << std::flush;
 }
