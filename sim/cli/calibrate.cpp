@@ -9,6 +9,7 @@
 
 #include "sim/cli/calibrate_under_load.hpp"
 #include "sim/cli/cpu_groups.hpp"
+#include "sim/core/whole_number.hpp"
 #include "sim/jobs/compute.hpp"
 #include "sim/jobs/calibration/compute_profile.hpp"
 #include "sim/jobs/calibration/step_timer.hpp"
@@ -63,14 +64,8 @@ std::string cpu_model() {
 std::vector<double> parse_shares(const std::string& list) {
   std::vector<double> out;
   for (const auto& item : split(list)) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || !(v > 0 && v <= 1))
+    const double v = whole_number(item).value_or(0);
+    if (!(v > 0 && v <= 1))
       throw UsageError("calibrate", fmt::format("--cpu-share: expected shares of one CPU in (0, 1], got '{}'", item));
     if (std::find(out.begin(), out.end(), v) != out.end())
       throw UsageError("calibrate", fmt::format("--cpu-share: share {} is listed twice", item));
@@ -89,13 +84,8 @@ LoadConditions parse_load(const Args& a) {
                                               a.cpu_period_us));
   load.period_us = a.cpu_period_us;
   if (a.seconds) {
-    size_t used = 0;
-    try {
-      load.seconds = std::stod(*a.seconds, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != a.seconds->size() || !(load.seconds > 0 && load.seconds <= 3600))
+    load.seconds = whole_number(*a.seconds).value_or(0);
+    if (!(load.seconds > 0 && load.seconds <= 3600))
       throw UsageError("calibrate", fmt::format("--seconds: expected seconds in (0, 3600], got '{}'", *a.seconds));
   }
   return load;
@@ -123,13 +113,8 @@ models::ModelSpec parse_model_item(const std::string& item) {
   const size_t at = head.find('@');
   spec.arch = head.substr(0, at);
   if (at != std::string::npos) {
-    size_t used = 0;
-    try {
-      spec.width_multiplier = std::stod(head.substr(at + 1), &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != head.size() - at - 1 || !(spec.width_multiplier > 0 && spec.width_multiplier <= 4))
+    spec.width_multiplier = whole_number(head.substr(at + 1)).value_or(0);
+    if (!(spec.width_multiplier > 0 && spec.width_multiplier <= 4))
       throw bad("the width must be a number in (0, 4]");
   }
   if (parts.size() > 1 && !parse_input_shape(parts[1], spec)) throw bad("the input must be CxHxW");

@@ -24,6 +24,7 @@
 #include "sim/cli/compare.hpp"
 #include "sim/cli/mpi_run.hpp"
 #include "sim/core/input_error.hpp"
+#include "sim/core/whole_number.hpp"
 #include "sim/engine/metric_table.hpp"
 #include "sim/engine/output_folder.hpp"
 #include "sim/engine/run.hpp"
@@ -119,13 +120,9 @@ int plan(const Args& a) {
   if (a.vary.empty()) throw UsageError("plan", "plan needs --vary KEY=LO..HI");
   if (a.target.empty()) throw UsageError("plan", "plan needs --target 'FIGURE <= X' (or >=)");
   PlanRequest request{a.positional.at(0), a.vary, a.target, a.overrides, a.out, a.against, a.jobs};
-  try {
-    size_t used = 0;
-    request.tolerance = std::stod(a.tolerance, &used);
-    if (used != a.tolerance.size() || !(request.tolerance > 0 && request.tolerance < 1)) throw std::invalid_argument("");
-  } catch (const std::exception&) {
+  request.tolerance = whole_number(a.tolerance).value_or(0);
+  if (!(request.tolerance > 0 && request.tolerance < 1))
     throw UsageError("plan", "--tolerance takes a number in (0, 1), got '" + a.tolerance + "'");
-  }
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
   std::string out;
   const int code = plan_command(request, self.string(), out);

@@ -5,20 +5,17 @@
 #include <string>
 
 #include "sim/core/input_error.hpp"
+#include "sim/core/whole_number.hpp"
 
 namespace fedgrid {
 
 inline double csv_number(const std::string& cell, const std::string& file, int line, const std::string& column,
                          bool positive) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(cell, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (cell.empty() || used != cell.size()) throw InputError(file, line, column, "expected a number, got '" + cell + "'");
-  if (v < 0 || (positive && v == 0) || !std::isfinite(v))
+  // A number out of double's range ("1e999") is no number; "inf" and "nan" neither.
+  const auto number = whole_number(cell);
+  if (!number) throw InputError(file, line, column, "expected a number, got '" + cell + "'");
+  const double v = *number;
+  if (v < 0 || (positive && v == 0))
     throw InputError(file, line, column, std::string("must be ") + (positive ? "positive" : "non-negative") + ", got " + cell);
   return v;
 }

@@ -51,6 +51,15 @@ std::vector<double> numbers(const std::vector<std::string>& cells) {
   return out;
 }
 
+// mean(COLUMN) or max(COLUMN) of a column's filled cells; none when it has none.
+std::optional<double> reduce(const std::vector<std::string>& cells, bool mean) {
+  const auto values = numbers(cells);
+  if (values.empty()) return std::nullopt;
+  double sum = 0, most = values.front();
+  for (double v : values) sum += v, most = std::max(most, v);
+  return mean ? sum / double(values.size()) : most;
+}
+
 const char* const kPhases[] = {"cp_downlink_s", "cp_compute_s", "cp_uplink_s",
                                "cp_peer_s",     "cp_server_s",  "cp_idle_s"};
 
@@ -155,8 +164,9 @@ void write_outputs(const Planner& pl, const PlanTarget& target, const PlanRange&
     // The rounds' mean split along the critical path (output.critical_path), and its largest phase.
     std::string bottleneck;
     double largest = -1;
+    auto columns = p.figure ? read_columns(folder + "/rounds.csv") : std::map<std::string, std::vector<std::string>>{};
     for (const char* phase : kPhases) {
-      const auto v = p.figure ? run_figure(folder, std::string("mean(") + phase + ")") : std::nullopt;
+      const auto v = columns.count(phase) ? reduce(columns[phase], true) : std::nullopt;
       csv << "," << (v ? fmt::format("{:.9f}", *v) : "");
       if (v && *v > largest) largest = *v, bottleneck = std::string(phase).substr(3, std::string(phase).size() - 5);
     }
@@ -203,12 +213,7 @@ std::optional<double> run_figure(const std::string& dir, const std::string& figu
   }
   if (std::regex_match(figure, m, of_column)) {
     auto columns = read_columns(dir + "/rounds.csv");
-    if (!columns.count(m[2])) return std::nullopt;
-    const auto values = numbers(columns[m[2]]);
-    if (values.empty()) return std::nullopt;
-    double sum = 0, most = values.front();
-    for (double v : values) sum += v, most = std::max(most, v);
-    return m[1] == "mean" ? sum / double(values.size()) : most;
+    return columns.count(m[2]) ? reduce(columns[m[2]], m[1] == "mean") : std::nullopt;
   }
   std::ifstream in(dir + "/summary.json");
   if (!in) return std::nullopt;

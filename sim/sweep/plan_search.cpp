@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/core/whole_number.hpp"
+
 namespace fedgrid {
 namespace {
 
@@ -16,16 +18,9 @@ std::string trimmed(const std::string& s) {
 }
 
 double number(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(v))
-    throw std::invalid_argument(what + " '" + text + "' is not a number");
-  return v;
+  const auto v = whole_number(text);
+  if (!v) throw std::invalid_argument(what + " '" + text + "' is not a number");
+  return *v;
 }
 
 // Whether the bracket [a, b] is as narrow as the search goes.
