@@ -285,3 +285,21 @@ def runs_main(argv, description, plot, out_help):
     for path in plot(runs, out):
         print(path)
     return 0
+
+
+def folder_main(argv, description, folder_help, out_help, plot):
+    """The command line of a script that draws one figure from one folder: FOLDER [--out OUT].
+    `plot(folder, out)` returns the path it wrote (out is None when not given); a missing or
+    unreadable input is an error naming the folder, exit 2."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("folder", help=folder_help)
+    parser.add_argument("--out", default=None, help=out_help)
+    args = parser.parse_args(argv)
+    try:
+        print(plot(args.folder, args.out))
+    except (InputError, OSError, ValueError, KeyError) as e:
+        print(f"error: {args.folder}: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -11,7 +11,6 @@ BREAKEVEN_DIR: OUT/PROTOCOL/target=T of bench/compression.sh breakeven (grid/AXI
 sweep.csv, plans/AXIS/arm=A,seed=S/plan.json); writes BREAKEVEN_DIR/breakeven.png (or --out).
 Uses Debian's python3-matplotlib and python3-pandas (hence /usr/bin/python3).
 """
-import argparse
 import glob
 import os
 import sys
@@ -24,7 +23,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compression_study import plan_answer, show  # noqa: E402
-from fedgrid_outputs import InputError, read_csv, read_json  # noqa: E402
+from fedgrid_outputs import InputError, folder_main, read_csv, read_json  # noqa: E402
 
 AXIS_KEYS = {"weak_uplink_bps": "platform.hospitals[0].uplink_bps", "weak_hospitals": "platform.hospitals[0].count"}
 AXIS_LABELS = {"weak_uplink_bps": "the weak tier's uplink (bit/s)",
@@ -137,16 +136,8 @@ def plot(folder, out=None):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="a break-even folder (OUT/PROTOCOL/target=T)")
-    parser.add_argument("--out", default=None, help="the PNG to write (default: FOLDER/breakeven.png)")
-    args = parser.parse_args(argv)
-    try:
-        print(plot(args.folder, args.out))
-    except (InputError, OSError, ValueError, KeyError) as e:
-        print(f"error: {args.folder}: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return folder_main(argv, __doc__.splitlines()[0], "a break-even folder (OUT/PROTOCOL/target=T)",
+                       "the PNG to write (default: FOLDER/breakeven.png)", plot)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ subtracted. Runs without peer traffic need only hospitals.csv.
 usage: analysis/plot_bytes_by_tier.py RUN_DIR [--out DIR]
 Uses Debian's python3-matplotlib and python3-pandas (hence /usr/bin/python3).
 """
-import argparse
 import os
 import sys
 
@@ -21,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fedgrid_outputs import InputError, load_run, make_out_dir, ordered_tiers, save_figure  # noqa: E402
+from fedgrid_outputs import InputError, folder_main, load_run, make_out_dir, ordered_tiers, save_figure  # noqa: E402
 
 PARTS = {"up": ("tab:blue", "up (hospital to server)"),
          "down": ("tab:orange", "down (server to hospital)"),
@@ -82,17 +81,9 @@ def plot_bytes_by_tier(run, out, name="bytes_by_tier.png"):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", help="run output directory")
-    parser.add_argument("--out", default=None, help="where to write the PNG (default: the run dir)")
-    args = parser.parse_args(argv)
-    try:
-        run = load_run(args.run)
-        print(plot_bytes_by_tier(run, make_out_dir(args.out or args.run)))
-    except InputError as e:
-        print(e, file=sys.stderr)
-        return 2
-    return 0
+    return folder_main(argv, __doc__.splitlines()[0], "run output directory",
+                       "where to write the PNG (default: the run dir)",
+                       lambda folder, out: plot_bytes_by_tier(load_run(folder), make_out_dir(out or folder)))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ their phases' total. Writes critical_path.png into --out.
 usage: analysis/plot_critical_path.py RUN_DIR [--out DIR]
 Uses Debian's python3-matplotlib and python3-pandas (hence /usr/bin/python3).
 """
-import argparse
 import os
 import sys
 
@@ -18,7 +17,7 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fedgrid_outputs import InputError, load_run, make_out_dir, save_figure  # noqa: E402
+from fedgrid_outputs import InputError, folder_main, load_run, make_out_dir, save_figure  # noqa: E402
 
 PHASES = [("cp_downlink_s", "tab:orange", "downlink"), ("cp_compute_s", "tab:green", "compute"),
           ("cp_uplink_s", "tab:blue", "uplink"), ("cp_peer_s", "tab:purple", "peer"),
@@ -55,24 +54,17 @@ def plot_critical_path(run, out, name="critical_path.png"):
     return save_figure(fig, os.path.join(out, name))
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", help="run output directory")
-    parser.add_argument("--out", default=None, help="where to write the PNG (default: the run dir)")
-    args = parser.parse_args(argv)
-    try:
-        run = load_run(args.run)
-        out = make_out_dir(args.out or args.run)
-        path = plot_critical_path(run, out)
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+def plot_run_dir(folder, out):
+    """The command line's figure: the run in `folder`, written into `out` (default: the run's folder)."""
+    path = plot_critical_path(load_run(folder), make_out_dir(out or folder))
     if path is None:
-        print(f"error: {args.run}: rounds.csv has no critical-path columns (set output.critical_path: true)",
-              file=sys.stderr)
-        return 2
-    print(path)
-    return 0
+        raise InputError("rounds.csv has no critical-path columns (set output.critical_path: true)")
+    return path
+
+
+def main(argv):
+    return folder_main(argv, __doc__.splitlines()[0], "run output directory",
+                       "where to write the PNG (default: the run dir)", plot_run_dir)
 
 
 if __name__ == "__main__":

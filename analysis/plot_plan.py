@@ -8,7 +8,6 @@ Reads PLAN_DIR's plan.csv and plan.json; writes PLAN_DIR/plan.png (or --out).
 usage: analysis/plot_plan.py PLAN_DIR [--out FILE]
 Uses Debian's python3-matplotlib and python3-pandas (hence /usr/bin/python3).
 """
-import argparse
 import json
 import os
 import sys
@@ -18,6 +17,9 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fedgrid_outputs import folder_main  # noqa: E402
 
 COLOURS = {"downlink": "tab:orange", "compute": "tab:green", "uplink": "tab:blue", "peer": "tab:purple",
            "server": "tab:red", "idle": "grey", "": "black"}
@@ -63,16 +65,8 @@ def plot_plan(folder, out=None):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("plan", help="a plan's folder (holds plan.csv and plan.json)")
-    parser.add_argument("--out", default=None, help="the PNG to write (default: PLAN_DIR/plan.png)")
-    args = parser.parse_args(argv)
-    try:
-        print(plot_plan(args.plan, args.out))
-    except (OSError, ValueError, KeyError) as e:
-        print(f"error: {args.plan}: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return folder_main(argv, __doc__.splitlines()[0], "a plan's folder (holds plan.csv and plan.json)",
+                       "the PNG to write (default: PLAN_DIR/plan.png)", plot_plan)
 
 
 if __name__ == "__main__":
