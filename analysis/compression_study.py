@@ -240,14 +240,17 @@ def verdicts(mode_dir, target_text=None):
         row = seed_stats_row(mode_dir, "final_accuracy", arm)
         if row is None or row["diff_mean"] == "":
             diff, lo, hi, p = None, None, None, None
-            shown = "no paired value"
+            shown = "no paired value" if row is not None else \
+                f"no final-accuracy table in {os.path.join(mode_dir, 'stats')} (analysis/seed_stats.py writes it)"
         else:
             diff, lo, hi, p = num(row["diff_mean"]), num(row["diff_ci_low"]), num(row["diff_ci_high"]), num(row["p_value"])
             shown = f"{100 * diff:+.2f}" + (f" [{100 * lo:+.2f}, {100 * hi:+.2f}]" if lo is not None else "") + \
                     (f", p {p:.3g}" if p is not None and p == p else "") + f" ({row['pairs']} seeds)"
         horizon = f"{rounds} rounds = {rounds} exchanges"
         short = (need is not None and rounds < need) or (need is None and not at_plateau)
-        if diff is None or lo is None:
+        if row is None:
+            outcome = "no interval (no final-accuracy table)"
+        elif diff is None or lo is None:
             outcome = "no interval (fewer than 2 seeds)"
         elif lo > 0:
             outcome = f"{100 * diff:.2f} points behind none"
@@ -272,7 +275,9 @@ def verdicts(mode_dir, target_text=None):
             continue
         t = seed_stats_row(mode_dir, f"time_to:accuracy>={target_text}", arm)
         none_t = seed_stats_row(mode_dir, f"time_to:accuracy>={target_text}", "none")
-        if none_t is None or none_t["n"] in ("", "0"):
+        if none_t is None:
+            timed = f"no time-to-{target_text} table in {os.path.join(mode_dir, 'stats')} (analysis/seed_stats.py writes it)"
+        elif none_t["n"] in ("", "0"):
             timed = f"none never reaches {target:g}"
         elif t is None or t["n"] in ("", "0"):
             timed = f"the arm never reaches {target:g}"
