@@ -15,6 +15,11 @@ usage:
   analysis/compression_study.py per-seed MODE_DIR [--targets "0.75 0.80"]
       Each run's figures, arm by arm and seed by seed: rounds, final accuracy, the simulated time
       to each target, uploaded MB, compression ratio.
+  analysis/compression_study.py summary MODE_DIR --target T
+      The page's table, one row per arm: compression ratio, uploaded MB a run, final accuracy
+      (mean ± 95% half-width over the seeds) and none - arm paired by seed with its interval and p,
+      the simulated time to T likewise with the seeds that reached it; bold where p < 0.05.
+      Reads MODE_DIR/stats/ (analysis/seed_stats.py) and the runs' summary.json.
   analysis/compression_study.py target MODE_DIR [--candidates 0.88,0.85,0.80,0.75,0.70]
       Prints the highest candidate accuracy that the none arm's curve reaches in every seed.
   analysis/compression_study.py scenario RUN_DIR --target T --out FILE
@@ -150,6 +155,74 @@ def runs_of(mode_dir):
 def curve(run):
     """{round: accuracy} of a run's evaluated rounds."""
     return curve_file(os.path.join(run, "rounds.csv"))
+
+
+# ---- the page's table ------------------------------------------------------------------------
+
+def spread_cell(row, factor, fmt):
+    """'mean ± half-width' of a seed_stats row (the mean alone for one seed), scaled by factor."""
+    mean, low, high = num(row["mean"]), num(row["ci_low"]), num(row["ci_high"])
+    if mean is None:
+        return "–"
+    text = fmt.format(factor * mean)
+    return text + (f" ± {fmt.format(factor * (high - low) / 2)}" if low is not None else f" ({row['n']} seed)")
+
+
+def paired_cell(row, factor, fmt):
+    """none − arm with its interval and p, bold where p < 0.05; '–' without pairs."""
+    if row is None or row["diff_mean"] == "":
+        return "–"
+    d, low, high, p = num(row["diff_mean"]), num(row["diff_ci_low"]), num(row["diff_ci_high"]), num(row["p_value"])
+    sign = fmt.replace("{:", "{:+")
+    text = sign.format(factor * d)
+    if low is not None:
+        text += f" [{sign.format(factor * low)}, {sign.format(factor * high)}]"
+    if p is not None and p == p:
+        text += f", p {p:.2g}"
+    if low is None:
+        text += f" ({row['pairs']} pair)"
+    elif row["pairs"] not in ("", None) and int(row["pairs"]) < int(row["n"] or 0):
+        text += f" ({row['pairs']} pairs)"
+    return f"**{text}**" if p is not None and p == p and p < 0.05 else text
+
+
+def summary_table(mode_dir, target_text):
+    """One row per arm: ratio, uploaded MB, final accuracy and time to the target, each with none −
+    arm paired by seed (positive: the arm lost accuracy, or got there sooner)."""
+    runs = runs_of(mode_dir)
+    metric = f"time_to:accuracy>={target_text}"
+    acc = {a: seed_stats_row(mode_dir, "final_accuracy", a) for a in runs}
+    timed = {a: seed_stats_row(mode_dir, metric, a) for a in runs}
+    missing = [m for m, rows in (("final_accuracy", acc), (metric, timed)) if all(r is None for r in rows.values())]
+    if missing:
+        raise InputError(f"{os.path.join(mode_dir, 'stats')}: no seed_stats table for {', '.join(missing)} "
+                         f"(analysis/seed_stats.py writes it)")
+    target = float(target_text)
+    lines = [f"| arm | ratio | uplink MB a run | final accuracy (%) | none − arm (points) | time to {100 * target:g}% (s) "
+             f"| reached | none − arm (s) |", "|---|---|---|---|---|---|---|---|"]
+    order = sorted(runs, key=lambda a: (a != "none", a))
+    stats_csv = os.path.join(mode_dir, "stats", "seed_stats_final_accuracy.csv")
+    if os.path.isfile(stats_csv):
+        listed = list(read_csv(stats_csv, keep_default_na=False, dtype=str)["arm"])
+        order = [a for a in listed if a in runs] + [a for a in runs if a not in listed]
+    for arm in dict.fromkeys(order):
+        ratios, uploads = [], []
+        for run in runs[arm].values():
+            summary = read_json(os.path.join(run, "summary.json"))
+            c = summary.get("compression") or {}
+            ratios.append(c["bytes_raw"] / c["bytes_encoded"] if c.get("bytes_encoded") else 1.0)
+            uploads.append(summary.get("bytes_up", 0) / 1e6)
+        lo, hi = min(ratios), max(ratios)
+        ratio = "1" if hi == 1.0 else (f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}-{hi:.1f}")
+        upload = f"{sum(uploads) / len(uploads):.1f}"
+        a, t = acc[arm], timed[arm]
+        reached = "–" if t is None else f"{t['n']}/{len(runs[arm])}"
+        cells = [arm, ratio, upload, "–" if a is None else spread_cell(a, 100, "{:.2f}"),
+                 "" if arm == "none" else paired_cell(a, 100, "{:.2f}"),
+                 "–" if t is None else spread_cell(t, 1, "{:.1f}"), reached,
+                 "" if arm == "none" else paired_cell(t, 1, "{:.1f}")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 # ---- verdicts ---------------------------------------------------------------------------------
@@ -500,6 +573,9 @@ def main(argv):
     p = sub.add_parser("per-seed")
     p.add_argument("mode_dir")
     p.add_argument("--targets", default="", help="space- or comma-separated accuracies")
+    p = sub.add_parser("summary")
+    p.add_argument("mode_dir")
+    p.add_argument("--target", required=True, help="the accuracy of a time_to table in MODE_DIR/stats (0.80)")
     p = sub.add_parser("target")
     p.add_argument("mode_dir")
     p.add_argument("--candidates", default="0.88,0.85,0.80,0.75,0.70",
@@ -521,6 +597,8 @@ def main(argv):
     try:
         if args.command == "verdicts":
             text = verdicts(args.mode_dir, args.target)
+        elif args.command == "summary":
+            text = summary_table(args.mode_dir, args.target)
         elif args.command == "per-seed":
             text = per_seed(args.mode_dir, [float(t) for t in args.targets.replace(",", " ").split()])
         elif args.command == "target":

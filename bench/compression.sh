@@ -272,6 +272,10 @@ protocol() {
         --out "$out/stats" 2>/dev/null
     done
     echo
+    echo "The page's table (analysis/compression_study.py summary): bold where p < 0.05."
+    echo
+    $PY analysis/compression_study.py summary "$out" --target "${targets##* }"
+    echo
     ratio_table "$out" "${arms[@]}"
     echo
     $PY analysis/compression_study.py per-seed "$out" --targets "$targets"
