@@ -52,6 +52,8 @@ grep -q "| fedseq | 1e9 |" "$dir/sweep/report/report.md" || { echo "report.md la
 # seed_stats.py: hand-computed intervals and paired tests (tests/test_seed_stats.py), then a
 # real sweep of 2 algorithms x 2 seeds: each group's mean must be the mean of its sweep.csv rows.
 $py "$src/tests/test_seed_stats.py" "$src"
+# compression_study.py: the page table and verdicts of a protocol, by hand (tests/test_compression_study.py).
+$py "$src/tests/test_compression_study.py" "$src"
 cat >"$dir/seeds.yaml" <<EOF
 name: seeds
 base: $src/scenarios/quickstart.yaml
