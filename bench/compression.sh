@@ -306,7 +306,7 @@ breakeven() {
   [ ${#dirs[@]} -gt 0 ] || { echo "usage: bench/compression.sh breakeven RUNS_DIR [RUNS_DIR ...] [options]" >&2; exit 2; }
   [ -x "$build/fedgrid" ] || { echo "bench/compression.sh: no $build/fedgrid (build first: see README)" >&2; exit 2; }
   local grid="1e6 2e6 5e6 1e7 2e7 5e7 1e8 2e8 5e8 1e9 2e9 5e9 1e10"
-  local counts="3 10 30 100 300 1000"
+  local counts="3 10 30 100 200 300 500 700 1000"
   if [ $quick -eq 1 ]; then
     out=${out:-results/compression/breakeven_quick}
     grid="1e6 2e7 1e8 1e10"

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""analysis/compression_study.py's page table (summary) and verdicts against numbers worked out by
-hand, on a protocol folder this test writes (MODE/arm=A/seed=S with args.txt, summary.json and
+"""analysis/compression_study.py's page table (summary), verdicts and the break-even's check of a
+plan against its grid (grid_disagrees), against numbers worked out by hand, on a protocol folder this test writes (MODE/arm=A/seed=S with args.txt, summary.json and
 rounds.csv of made-up runs; MODE/stats from analysis/seed_stats.py, run for real).
 
 The arms, 100 rounds each (rounds.csv: rounds 1 and 100; the time to 0.80 is round 100's):
@@ -102,6 +102,38 @@ class CompressionStudy(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("no seed_stats table for time_to:accuracy>=0.85", err)
         self.assertNotIn("Traceback", err)
+
+
+class GridAgainstPlan(unittest.TestCase):
+    """A break-even plan assumes one crossing and checks the ends; the grid can see more (the
+    downloads' contention shrinks a codec's lead over the hospitals' axis, the uploads' grows it
+    again). grid_disagrees names the grid's verdicts where they contradict the plan."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(SOURCE, "analysis"))
+        import compression_study
+        cls.disagrees = staticmethod(compression_study.grid_disagrees)
+
+    KEY = "platform.hospitals[0].count"
+
+    def test_a_dip_inside_a_range_that_holds_at_both_ends(self):
+        plan = {"verdict": "holds_everywhere", "answer": None, "direction": "largest", "key": self.KEY}
+        grid = [(3, True), (300, True), (500, False), (700, False), (1000, True)]
+        self.assertEqual(self.disagrees(plan, grid), "pays at 3-300; not at 500-700; pays at 1000")
+
+    def test_a_grid_that_agrees_with_the_crossing(self):
+        plan = {"verdict": "answer", "answer": 400.0, "direction": "largest", "key": self.KEY}
+        self.assertIsNone(self.disagrees(plan, [(3, True), (300, True), (500, False), (1000, False)]))
+        self.assertEqual(self.disagrees(plan, [(3, True), (300, False), (500, False)]), "pays at 3; not at 300-500")
+        above = {"verdict": "answer", "answer": 2e7, "direction": "smallest", "key": "x_bps"}
+        self.assertIsNone(self.disagrees(above, [(1e6, False), (1e8, True)]))
+        self.assertEqual(self.disagrees(above, [(1e6, True), (1e8, True)]), "pays at 1 Mbit/s-100 Mbit/s")
+
+    def test_nowhere(self):
+        plan = {"verdict": "holds_nowhere", "answer": None, "direction": "largest", "key": self.KEY}
+        self.assertIsNone(self.disagrees(plan, [(3, False), (1000, False)]))
+        self.assertEqual(self.disagrees(plan, [(3, False), (10, True)]), "not at 3; pays at 10")
 
 
 if __name__ == "__main__":
