@@ -57,11 +57,14 @@
 #     take about 126 min, over the rule, so it is its own command.
 #   The --quick smokes took about twice the extrapolated time a run (the other engineer's work held
 #   part of the cores): on a machine shared like that, long and plateau take about 2 hours each.
+#   Measured on idle cores (same CPU, 2026-11-28, --jobs 2): long 305 to 343 s a run, about 60 min;
+#   plateau 418 to 448 s a run, 58 min.
 #   breakeven: timing-only replays, 0.11 s of one core for 300 rounds of the nine hospitals, 4.1 s
 #     with 306 hospitals, 22 s with 1,006. A protocol's uplink grid and plans (about 1,000 replays)
 #     take minutes; the hospitals' axis dominates: long about 15 to 45 min on 2 cores (the end of
 #     that range if every plan finds a crossing inside), horizon about 15 to 55 min (--hospitals
-#     300 cuts it), plateau minutes. The --quick proof on long --quick's runs: 89 s.
+#     300 cuts it), plateau minutes. The --quick proof on long --quick's runs: 89 s. Measured:
+#     long --hospitals 300 4 min, plateau --hospitals 300 1.3 min.
 #
 # Where compression stops paying (breakeven). For each RUNS_DIR (a protocol's output) and each of
 # its arms and seeds: a timing-only scenario that replays that run's accuracy curve
