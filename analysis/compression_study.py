@@ -152,6 +152,16 @@ def runs_of(mode_dir):
     return runs
 
 
+def arm_order(mode_dir, runs):
+    """The arms in the order bench/compression.sh lists them (seed_stats' final-accuracy table), the
+    others after; without that table, as found."""
+    stats_csv = os.path.join(mode_dir, "stats", "seed_stats_final_accuracy.csv")
+    if not os.path.isfile(stats_csv):
+        return list(runs)
+    listed = list(read_csv(stats_csv, keep_default_na=False, dtype=str)["arm"])
+    return [a for a in listed if a in runs] + [a for a in runs if a not in listed]
+
+
 def curve(run):
     """{round: accuracy} of a run's evaluated rounds."""
     return curve_file(os.path.join(run, "rounds.csv"))
@@ -200,12 +210,7 @@ def summary_table(mode_dir, target_text):
     target = float(target_text)
     lines = [f"| arm | ratio | uplink MB a run | final accuracy (%) | none − arm (points) | time to {100 * target:g}% (s) "
              f"| reached | none − arm (s) |", "|---|---|---|---|---|---|---|---|"]
-    order = sorted(runs, key=lambda a: (a != "none", a))
-    stats_csv = os.path.join(mode_dir, "stats", "seed_stats_final_accuracy.csv")
-    if os.path.isfile(stats_csv):
-        listed = list(read_csv(stats_csv, keep_default_na=False, dtype=str)["arm"])
-        order = [a for a in listed if a in runs] + [a for a in runs if a not in listed]
-    for arm in dict.fromkeys(order):
+    for arm in arm_order(mode_dir, runs):
         ratios, uploads = [], []
         for run in runs[arm].values():
             summary = read_json(os.path.join(run, "summary.json"))
@@ -296,12 +301,7 @@ def verdicts(mode_dir, target_text=None):
     if target is not None:
         lines.insert(1, f"The time column: the simulated time to {target:g} accuracy, none − arm paired by seed (positive: "
                         f"the arm gets there sooner), with its 95% interval and p; seeds that never reach it are left out.")
-    order = list(runs)
-    stats_csv = os.path.join(mode_dir, "stats", "seed_stats_final_accuracy.csv")
-    if os.path.isfile(stats_csv):  # the table's order: the mode's arms as bench/compression.sh lists them
-        listed = list(read_csv(stats_csv, keep_default_na=False, dtype=str)["arm"])
-        order = [a for a in listed if a in runs] + [a for a in runs if a not in listed]
-    for arm in order:
+    for arm in arm_order(mode_dir, runs):
         if arm == "none":
             continue
         seeds = runs[arm]
@@ -378,12 +378,7 @@ def per_seed(mode_dir, targets):
         ["uplink MB", "ratio"]
     lines = [f"Per seed ({os.path.normpath(mode_dir)}): each run's figures; '–': the run never reached the "
              f"target.", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    order = list(runs)
-    stats_csv = os.path.join(mode_dir, "stats", "seed_stats_final_accuracy.csv")
-    if os.path.isfile(stats_csv):
-        listed = list(read_csv(stats_csv, keep_default_na=False, dtype=str)["arm"])
-        order = [a for a in listed if a in runs] + [a for a in runs if a not in listed]
-    for arm in order:
+    for arm in arm_order(mode_dir, runs):
         for seed in sorted(runs[arm], key=lambda v: (len(v), v)):
             run = runs[arm][seed]
             summary = read_json(os.path.join(run, "summary.json"))
